@@ -1,0 +1,45 @@
+# Common commands. `make run` and `make test` do all set-up on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test setup lint fmt migrate demo worker web image check clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+migrate: setup
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py import_course courses/content/transformers
+	$(PY) manage.py demo_accounts
+
+# Serves the platform on http://$(HOST):$(PORT) with a worker in its own process, the embedded
+# broker and the local sandbox (unless DATABASE_URL, REDIS_URL or a Docker engine say otherwise).
+run: demo
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	bash scripts/serve.sh $(HOST) $(PORT)
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
+
+fmt: setup
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+clean:
+	rm -rf var .pytest_cache

@@ -1,0 +1,163 @@
+"""Courses, chapters, exercises, quizzes and the glossary.
+
+Content is authored as files (courses/content/) or in the admin; rules the data must always obey
+are database constraints, so neither path can store a course the pages cannot show.
+"""
+
+import math
+import re
+
+from django.conf import settings
+from django.db import models
+from django.db.models.functions import Lower
+
+WORDS_PER_MINUTE = 200
+# Exercises sit in a chapter's Markdown at a line of their own: [[exercise:<slug>]]
+EXERCISE_MARKER_RE = re.compile(r"^\[\[exercise:(?P<slug>[a-z0-9][a-z0-9-]*)\]\]\s*$", re.MULTILINE)
+
+
+class Level(models.TextChoices):
+    BEGINNER = "beginner", "Beginner"
+    INTERMEDIATE = "intermediate", "Intermediate"
+    ADVANCED = "advanced", "Advanced"
+
+
+class Course(models.Model):
+    slug = models.SlugField(max_length=80, unique=True)
+    title = models.CharField(max_length=200)
+    summary = models.TextField(blank=True)
+    level = models.CharField(max_length=16, choices=Level.choices, default=Level.BEGINNER)
+    published = models.BooleanField(default=False)
+    instructors = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="taught_courses", blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["title"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(level__in=["beginner", "intermediate", "advanced"]), name="course_level_valid"
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+
+class Chapter(models.Model):
+    """One part of a course. An unpublished chapter shows in the outline as "coming soon"."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="chapters")
+    number = models.PositiveSmallIntegerField(help_text="Position in the course: Part N of M.")
+    slug = models.SlugField(max_length=80)
+    title = models.CharField(max_length=200)
+    summary = models.CharField(max_length=300, blank=True, help_text="One line for the course outline.")
+    lede = models.TextField(blank=True, help_text="The paragraph under the title.")
+    body = models.TextField(blank=True, help_text="Markdown. Place exercises with [[exercise:slug]] lines.")
+    reading_minutes = models.PositiveSmallIntegerField(default=0, editable=False)
+    published = models.BooleanField(default=False)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["course", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["course", "number"], name="chapter_unique_number"),
+            models.UniqueConstraint(fields=["course", "slug"], name="chapter_unique_slug"),
+            models.CheckConstraint(condition=models.Q(number__gte=1), name="chapter_number_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.course.slug} {self.number}: {self.title}"
+
+    def compute_reading_minutes(self, extra_text: str = "") -> int:
+        words = len(re.findall(r"\w+", f"{self.lede} {self.body} {extra_text}"))
+        return max(1, math.ceil(words / WORDS_PER_MINUTE)) if words else 0
+
+    def exercise_slugs_in_body(self) -> list[str]:
+        return [m.group("slug") for m in EXERCISE_MARKER_RE.finditer(self.body)]
+
+    def save(self, *args, **kwargs):
+        self.reading_minutes = self.compute_reading_minutes()
+        super().save(*args, **kwargs)
+
+
+class Exercise(models.Model):
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="exercises")
+    slug = models.SlugField(max_length=80, help_text="Stable: learners' code and runs refer to it.")
+    position = models.PositiveSmallIntegerField(default=1)
+    title = models.CharField(max_length=200)
+    instructions = models.TextField(blank=True, help_text="Markdown.")
+    starter_code = models.TextField(blank=True)
+    check_code = models.TextField(
+        blank=True,
+        help_text="Optional Python defining check(ns) -> (passed, message); ns is the learner's globals.",
+    )
+    solution_code = models.TextField(
+        blank=True, help_text="A reference solution for authors and tests; never shown to learners."
+    )
+    time_limit_s = models.PositiveSmallIntegerField(default=20, help_text="Wall-clock limit for one run.")
+    needs_gpu = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ["chapter", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "slug"], name="exercise_unique_slug"),
+            models.UniqueConstraint(fields=["chapter", "position"], name="exercise_unique_position"),
+            models.CheckConstraint(
+                condition=models.Q(time_limit_s__gte=1, time_limit_s__lte=120), name="exercise_time_limit_range"
+            ),
+        ]
+
+    def __str__(self):
+        return self.title
+
+
+class Question(models.Model):
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="questions")
+    position = models.PositiveSmallIntegerField(default=1)
+    prompt = models.TextField()
+
+    class Meta:
+        ordering = ["chapter", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["chapter", "position"], name="question_unique_position"),
+        ]
+
+    def __str__(self):
+        return self.prompt[:80]
+
+
+class Choice(models.Model):
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="choices")
+    position = models.PositiveSmallIntegerField(default=1)
+    text = models.CharField(max_length=500)
+    is_correct = models.BooleanField(default=False)
+    explanation = models.TextField(blank=True, help_text="Shown when a learner picks this choice.")
+
+    class Meta:
+        ordering = ["question", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["question", "position"], name="choice_unique_position"),
+            # At most one right answer per question; the importer and admin also require one.
+            models.UniqueConstraint(
+                fields=["question"], condition=models.Q(is_correct=True), name="choice_one_correct"
+            ),
+        ]
+
+    def __str__(self):
+        return self.text[:80]
+
+
+class GlossaryTerm(models.Model):
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="glossary")
+    term = models.CharField(max_length=100)
+    definition = models.TextField()
+
+    class Meta:
+        ordering = ["course", Lower("term")]
+        constraints = [
+            models.UniqueConstraint("course", Lower("term"), name="glossary_unique_term"),
+        ]
+
+    def __str__(self):
+        return self.term

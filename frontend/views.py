@@ -1,0 +1,5 @@
+from django.http import HttpResponse
+
+
+def catalog(request):
+    return HttpResponse("EasyCompilers")

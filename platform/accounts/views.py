@@ -1,0 +1,23 @@
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods
+
+from accounts.forms import SignupForm, ThrottledAuthenticationForm
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("frontend:catalog")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return redirect(request.GET.get("next") or "frontend:catalog")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    authentication_form = ThrottledAuthenticationForm
+    redirect_authenticated_user = True

@@ -1,0 +1,11 @@
+"""The Celery app. Workers start with `python -m celery -A ecplatform worker` from the repo root."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.dev")
+
+app = Celery("ecplatform")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,67 @@
+"""What every sandbox backend offers the worker.
+
+A backend takes one RunRequest, runs it in isolation through the shared harness
+(runner/sandbox/harness.py), reports each output event through `on_event` as it arrives, and
+returns a RunResult. It never touches the database: the run service owns the Run row.
+
+A later step adds a pool of pre-started sandboxes; it slots in as a backend (or a wrapper around
+one) with this same interface, so neither the task nor the API changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Event = dict[str, Any]
+EventSink = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """One limit set for every backend (DESIGN.md). Exercises may lower the wall time, and may
+    raise it only up to WALL_CAP_S."""
+
+    wall_s: float = 20.0
+    memory_bytes: int = 2 * 1024**3
+    cpus: float = 1.0
+    pids: int = 64
+    open_files: int = 256
+    file_size_bytes: int = 10 * 1024**2
+    tmp_bytes: int = 64 * 1024**2
+    output_bytes: int = 1024**2
+    images: int = 5
+    image_bytes: int = 2 * 1024**2
+
+    WALL_CAP_S = 120.0
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    run_id: str
+    code: str
+    check_code: str = ""
+    limits: Limits = field(default_factory=Limits)
+    gpu: bool = False
+
+
+@dataclass
+class RunResult:
+    # One of the Run statuses a sandbox can end in: succeeded, failed, timed_out, error.
+    status: str
+    exit_code: int | None = None
+    reason: str = ""
+    duration_ms: int = 0
+    # Filled by the backend for observability (e.g. container id, warm/cold).
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class SandboxBackend(Protocol):
+    name: str
+
+    def execute(self, request: RunRequest, on_event: EventSink) -> RunResult: ...
+
+    def cleanup_strays(self) -> int:
+        """Remove sandboxes left behind by a dead worker; returns how many were removed."""
+        ...

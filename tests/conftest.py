@@ -1,0 +1,29 @@
+import pytest
+
+from accounts.models import User
+from accounts.services import user_create
+
+
+@pytest.fixture
+def make_user(db):
+    counter = iter(range(1, 10_000))
+
+    def make(role: str = User.Role.LEARNER, username: str | None = None, password: str = "pw-for-tests-1"):
+        return user_create(username=username or f"{role}{next(counter)}", password=password, role=role)
+
+    return make
+
+
+@pytest.fixture
+def learner(make_user):
+    return make_user(User.Role.LEARNER)
+
+
+@pytest.fixture
+def instructor(make_user):
+    return make_user(User.Role.INSTRUCTOR)
+
+
+@pytest.fixture
+def admin_user(make_user):
+    return make_user(User.Role.ADMIN)
