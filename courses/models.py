@@ -69,16 +69,16 @@ class Chapter(models.Model):
     def __str__(self):
         return f"{self.course.slug} {self.number}: {self.title}"
 
+    def save(self, *args, **kwargs):
+        self.reading_minutes = self.compute_reading_minutes()
+        super().save(*args, **kwargs)
+
     def compute_reading_minutes(self, extra_text: str = "") -> int:
         words = len(re.findall(r"\w+", f"{self.lede} {self.body} {extra_text}"))
         return max(1, math.ceil(words / WORDS_PER_MINUTE)) if words else 0
 
     def exercise_slugs_in_body(self) -> list[str]:
         return [m.group("slug") for m in EXERCISE_MARKER_RE.finditer(self.body)]
-
-    def save(self, *args, **kwargs):
-        self.reading_minutes = self.compute_reading_minutes()
-        super().save(*args, **kwargs)
 
 
 class Exercise(models.Model):

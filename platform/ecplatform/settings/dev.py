@@ -6,5 +6,5 @@ from .base import *  # noqa: F403
 from .base import SECRET_KEY, VAR_DIR
 
 DEBUG = env_bool("DEBUG", True)
-SECRET_KEY = SECRET_KEY or "dev-only-insecure-key-never-use-in-production"  # noqa: S105
+SECRET_KEY = SECRET_KEY or "dev-only-insecure-key-never-use-in-production"
 VAR_DIR.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,9 @@ class Command(BaseCommand):
     help = "Create the demo learner, instructor and admin accounts (local use only)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--course", default="transformers-from-the-ground-up", help="Course the instructor teaches.")
+        parser.add_argument(
+            "--course", default="transformers-from-the-ground-up", help="Course the instructor teaches."
+        )
 
     def handle(self, *args, course, **options):
         from courses.models import Course
