@@ -8,10 +8,12 @@ import math
 import re
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 
 WORDS_PER_MINUTE = 200
+TIME_LIMIT_MAX_S = 120
 # Exercises sit in a chapter's Markdown at a line of their own: [[exercise:<slug>]]
 EXERCISE_MARKER_RE = re.compile(r"^\[\[exercise:(?P<slug>[a-z0-9][a-z0-9-]*)\]\]\s*$", re.MULTILINE)
 
@@ -61,8 +63,16 @@ class Chapter(models.Model):
     class Meta:
         ordering = ["course", "number"]
         constraints = [
-            models.UniqueConstraint(fields=["course", "number"], name="chapter_unique_number"),
-            models.UniqueConstraint(fields=["course", "slug"], name="chapter_unique_slug"),
+            models.UniqueConstraint(
+                fields=["course", "number"],
+                name="chapter_unique_number",
+                violation_error_message="The course already has a chapter with this number.",
+            ),
+            models.UniqueConstraint(
+                fields=["course", "slug"],
+                name="chapter_unique_slug",
+                violation_error_message="The course already has a chapter with this slug.",
+            ),
             models.CheckConstraint(condition=models.Q(number__gte=1), name="chapter_number_positive"),
         ]
 
@@ -95,7 +105,11 @@ class Exercise(models.Model):
     solution_code = models.TextField(
         blank=True, help_text="A reference solution for authors and tests; never shown to learners."
     )
-    time_limit_s = models.PositiveSmallIntegerField(default=20, help_text="Wall-clock limit for one run.")
+    time_limit_s = models.PositiveSmallIntegerField(
+        default=20,
+        validators=[MinValueValidator(1), MaxValueValidator(TIME_LIMIT_MAX_S)],
+        help_text=f"Wall-clock limit for one run, 1 to {TIME_LIMIT_MAX_S} seconds.",
+    )
     needs_gpu = models.BooleanField(default=False)
 
     class Meta:
@@ -140,7 +154,10 @@ class Choice(models.Model):
             models.UniqueConstraint(fields=["question", "position"], name="choice_unique_position"),
             # At most one right answer per question; the importer and admin also require one.
             models.UniqueConstraint(
-                fields=["question"], condition=models.Q(is_correct=True), name="choice_one_correct"
+                fields=["question"],
+                condition=models.Q(is_correct=True),
+                name="choice_one_correct",
+                violation_error_message="A question has exactly one correct choice.",
             ),
         ]
 
@@ -156,7 +173,12 @@ class GlossaryTerm(models.Model):
     class Meta:
         ordering = ["course", Lower("term")]
         constraints = [
-            models.UniqueConstraint("course", Lower("term"), name="glossary_unique_term"),
+            models.UniqueConstraint(
+                "course",
+                Lower("term"),
+                name="glossary_unique_term",
+                violation_error_message="The course glossary already has this term (ignoring case).",
+            ),
         ]
 
     def __str__(self):
