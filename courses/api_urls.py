@@ -1,1 +1,7 @@
-urlpatterns: list = []
+from django.urls import path
+
+from courses import apis
+
+urlpatterns = [
+    path("exercises/", apis.ExerciseListApi.as_view(), name="exercise-list"),
+]

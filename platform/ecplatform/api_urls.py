@@ -6,4 +6,5 @@ from rest_framework.authtoken.views import obtain_auth_token
 urlpatterns = [
     path("auth/token/", obtain_auth_token, name="api-token"),
     path("", include("courses.api_urls")),
+    path("", include("runner.api_urls")),
 ]

@@ -138,10 +138,31 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
+# Runs of learners' code (runner app). The sandbox's own wall limit is capped at RUNNER_WALL_CAP_S
+# (runner.sandbox.base.Limits.WALL_CAP_S); every Celery limit below sits above it, so the sandbox
+# always stops a run first and Celery's limits only catch a worker that hangs outside a sandbox.
+RUNNER_BACKEND = env_choice("RUNNER_BACKEND", "auto", ("auto", "docker", "local"))
+RUNNER_WALL_CAP_S = 120
+RUNNER_MAX_CODE_BYTES = env_int("RUNNER_MAX_CODE_BYTES", 64 * 1024)
+# Per learner: runs queued or running at once, and runs started in any 60 seconds (429 beyond).
+RUNNER_MAX_ACTIVE_PER_LEARNER = env_int("RUNNER_MAX_ACTIVE_PER_LEARNER", 2)
+RUNNER_MAX_RUNS_PER_MINUTE = env_int("RUNNER_MAX_RUNS_PER_MINUTE", 30)
+# Stored copies of stdout and stderr are cut at this many characters (the sandbox caps output too).
+RUNNER_TEXT_CAP = env_int("RUNNER_TEXT_CAP", 1024 * 1024)
+# A running run's worker touches heartbeat_at this often; the sweeper ends runs whose heartbeat is
+# older than RUNNER_STALE_AFTER_S, and runs still queued after RUNNER_QUEUED_MAX_S (a lost message).
+RUNNER_HEARTBEAT_S = env_int("RUNNER_HEARTBEAT_S", 2)
+RUNNER_STALE_AFTER_S = env_int("RUNNER_STALE_AFTER_S", 30)
+RUNNER_QUEUED_MAX_S = env_int("RUNNER_QUEUED_MAX_S", 900)
+RUNNER_SWEEP_INTERVAL_S = env_int("RUNNER_SWEEP_INTERVAL_S", 30)
+
 # Celery: Redis broker when REDIS_URL is set, otherwise an embedded file-system broker so a
 # laptop runs a worker with nothing else installed.
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
+    # A message not acknowledged within this time goes back to the queue: well above the hard time
+    # limit, so only a dead worker's message is redelivered (and then seen as "worker lost").
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 else:
     _broker = VAR_DIR / "broker"
     CELERY_BROKER_URL = "filesystem://"
@@ -155,8 +176,22 @@ CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-
-RUNNER_BACKEND = env_choice("RUNNER_BACKEND", "auto", ("auto", "docker", "local"))
+CELERY_TASK_DEFAULT_QUEUE = "cpu"
+# A run's message is acknowledged after the run, one message per worker process at a time; if the
+# process dies the message is redelivered once, and the run service ends that run ("worker lost")
+# instead of running it again, so a poison run cannot loop.
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_TASK_SOFT_TIME_LIMIT = RUNNER_WALL_CAP_S + 30
+CELERY_TASK_TIME_LIMIT = RUNNER_WALL_CAP_S + 60
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# A submission answers 503 within a second when the broker is down, instead of hanging.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
+CELERY_BEAT_SCHEDULE = {
+    "runner-sweep": {"task": "runner.run_sweep", "schedule": float(RUNNER_SWEEP_INTERVAL_S)},
+}
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {

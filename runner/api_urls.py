@@ -1,0 +1,10 @@
+from django.urls import path
+
+from runner import apis
+
+urlpatterns = [
+    path("runs/", apis.RunCreateApi.as_view(), name="run-create"),
+    path("runs/<uuid:run_id>/", apis.RunDetailApi.as_view(), name="run-detail"),
+    path("runs/<uuid:run_id>/events/", apis.RunEventsApi.as_view(), name="run-events"),
+    path("runs/<uuid:run_id>/stop/", apis.RunStopApi.as_view(), name="run-stop"),
+]

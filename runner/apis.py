@@ -1,0 +1,215 @@
+"""The runs API (DESIGN.md, "Public API contract"): one thin view per operation.
+
+Errors answer JSON with a `detail` that says why: 400 for bad input, 404 for a run or exercise
+the user may not see, 429 with Retry-After when a learner's caps are reached, 503 when the queue
+is down (the run is then stored as `error`, reason "broker unavailable", never left queued).
+"""
+
+import asyncio
+import json
+import time
+
+from asgiref.sync import sync_to_async
+from django.core.exceptions import ValidationError
+from django.http import StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from courses.selectors import exercise_list_for_user
+from runner import events, selectors, services
+from runner.models import Run
+
+
+class RunCapReachedError(exceptions.APIException):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "run_cap_reached"
+
+    def __init__(self, detail: str, wait: int):
+        super().__init__(detail)
+        # DRF's exception handler turns `wait` into the Retry-After header.
+        self.wait = wait
+
+
+class BrokerUnavailableError(exceptions.APIException):
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_code = "broker_unavailable"
+
+
+class RunOutputSerializer(serializers.ModelSerializer):
+    exercise = serializers.IntegerField(source="exercise_id")
+
+    class Meta:
+        model = Run
+        fields = [
+            "id",
+            "exercise",
+            "status",
+            "exit_code",
+            "outputs",
+            "stdout",
+            "stderr",
+            "duration_ms",
+            "reason",
+            "backend",
+            "created_at",
+            "started_at",
+            "finished_at",
+        ]
+
+
+class RunCreateApi(APIView):
+    class InputSerializer(serializers.Serializer):
+        exercise = serializers.IntegerField(help_text="An exercise id from GET /api/exercises/.")
+        code = serializers.CharField(
+            allow_blank=True, trim_whitespace=False, help_text="Python source, at most 64 KiB."
+        )
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            201: RunOutputSerializer,
+            400: OpenApiResponse(description="Unknown or hidden exercise, code over 64 KiB, malformed JSON."),
+            429: OpenApiResponse(description="Too many runs queued, running or started this minute; see Retry-After."),
+            503: OpenApiResponse(description="The run queue is unreachable; the run is stored as error."),
+        },
+        summary="Run code for an exercise",
+    )
+    def post(self, request):
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        exercise = exercise_list_for_user(user=request.user).filter(pk=data.validated_data["exercise"]).first()
+        if exercise is None:
+            raise exceptions.ValidationError({"detail": "No such exercise.", "exercise": ["No such exercise."]})
+        try:
+            run = services.run_submit(user=request.user, exercise=exercise, code=data.validated_data["code"])
+        except ValidationError as exc:
+            raise exceptions.ValidationError({"detail": exc.messages[0], "code": exc.messages}) from exc
+        except services.RunCapReached as exc:
+            raise RunCapReachedError(str(exc), wait=exc.retry_after_s) from exc
+        except services.RunBrokerUnavailable as exc:
+            detail = "The run queue is unavailable; try again shortly."
+            raise BrokerUnavailableError({"detail": detail, "reason": str(exc), "id": str(exc.run.pk)}) from exc
+        return Response(RunOutputSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class RunDetailApi(APIView):
+    @extend_schema(responses={200: RunOutputSerializer, 404: OpenApiResponse(description="No such run.")})
+    def get(self, request, run_id):
+        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        return Response(RunOutputSerializer(run).data)
+
+
+class RunStopApi(APIView):
+    @extend_schema(
+        request=None,
+        responses={200: RunOutputSerializer, 404: OpenApiResponse(description="No such run.")},
+        summary="Stop a run",
+        description="A queued run ends at once; a running one ends within a few seconds (status failed, "
+        'reason "stopped by learner"). A finished run is left as it is.',
+    )
+    def post(self, request, run_id):
+        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        run = services.run_request_stop(run=run)
+        return Response(RunOutputSerializer(run).data)
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets a client ask for text/event-stream; errors before the stream starts are sent as JSON."""
+
+    media_type = "text/event-stream"
+    format = "sse"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data).encode()
+
+
+# The stream re-reads the Run row this often when no message arrives (and always without Redis),
+# and sends a comment line to keep proxies from closing a quiet connection.
+POLL_INTERVAL_S = 0.25
+PUBSUB_RECHECK_S = 2.0
+KEEPALIVE_S = 15.0
+
+
+def _sse(index: int, event: dict, name: str | None = None) -> str:
+    head = f"id: {index}\n" + (f"event: {name}\n" if name else "")
+    return f"{head}data: {json.dumps(event)}\n\n"
+
+
+async def run_event_stream(*, run_id, after: int = -1):
+    """Yields SSE frames: every output event after index `after`, live as they come, then the
+    status event (`event: status`), then ends."""
+    snapshot = sync_to_async(selectors.run_snapshot)
+    subscription = await events.RunEventSubscription(run_id).open() if events.pubsub_enabled() else None
+    sent = after
+    last_write = time.monotonic()
+    try:
+        need_read = True
+        while True:
+            if need_read:
+                run = await snapshot(run_id=run_id)
+                if run is None:
+                    return
+                for index in range(sent + 1, len(run.outputs)):
+                    yield _sse(index, run.outputs[index])
+                    sent = index
+                    last_write = time.monotonic()
+                if run.is_finished:
+                    yield _sse(len(run.outputs), run.status_event(), name="status")
+                    return
+            if subscription is None:
+                await asyncio.sleep(POLL_INTERVAL_S)
+                need_read = True
+            else:
+                message = await subscription.next_message(timeout=PUBSUB_RECHECK_S)
+                event = (message or {}).get("event") or {}
+                if message and message.get("seq") == sent + 1 and event.get("type") != "status":
+                    yield _sse(sent + 1, event)
+                    sent += 1
+                    last_write = time.monotonic()
+                    need_read = False
+                elif message and isinstance(message.get("seq"), int) and message["seq"] <= sent:
+                    need_read = False  # already sent from the row
+                else:
+                    need_read = True  # the end, a gap, or a quiet spell: the row knows
+            if time.monotonic() - last_write >= KEEPALIVE_S:
+                yield ": keepalive\n\n"
+                last_write = time.monotonic()
+    finally:
+        if subscription is not None:
+            await subscription.close()
+
+
+class RunEventsApi(APIView):
+    renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "Last-Event-ID",
+                OpenApiTypes.INT,
+                OpenApiParameter.HEADER,
+                required=False,
+                description="Resume after this event index (sent by browsers on reconnect).",
+            )
+        ],
+        responses={(200, "text/event-stream"): OpenApiTypes.STR, 404: OpenApiResponse(description="No such run.")},
+        summary="Stream a run's events",
+        description="Server-sent events: each output event as `data: <json>` with `id: <index in outputs>`, "
+        'then one `event: status` whose data is {"type": "status", "status", "exit_code", "reason", '
+        '"duration_ms"}, then the stream ends.',
+    )
+    def get(self, request, run_id):
+        run = selectors.run_get_for_user(user=request.user, run_id=run_id)
+        try:
+            after = int(request.headers.get("Last-Event-ID", "-1"))
+        except ValueError:
+            after = -1
+        response = StreamingHttpResponse(run_event_stream(run_id=run.pk, after=after), content_type="text/event-stream")
+        response["Cache-Control"] = "no-cache"
+        response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
+        return response

@@ -1,0 +1,90 @@
+"""The Run: one press of Run by a learner, and the record of what happened to it.
+
+The row is the record (Celery keeps no results): the worker appends output events to it as they
+arrive, keeps `heartbeat_at` fresh while the sandbox runs, and writes the terminal status last.
+"""
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from courses.models import Exercise
+
+
+class Run(models.Model):
+    class Status(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+        TIMED_OUT = "timed_out", "Timed out"
+        ERROR = "error", "Error"
+
+    ACTIVE = (Status.QUEUED, Status.RUNNING)
+    TERMINAL = (Status.SUCCEEDED, Status.FAILED, Status.TIMED_OUT, Status.ERROR)
+
+    class Queue(models.TextChoices):
+        CPU = "cpu", "CPU"
+        GPU = "gpu", "GPU"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs")
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="runs")
+    code = models.TextField(blank=True)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED)
+    queue = models.CharField(max_length=8, choices=Queue.choices, default=Queue.CPU)
+    # Output events in the order they arrived (DESIGN.md, output protocol); the terminal status is
+    # not one of them: it lives in the fields below.
+    outputs = models.JSONField(default=list, blank=True)
+    stdout = models.TextField(blank=True, help_text="The stdout stream events joined, capped.")
+    stderr = models.TextField(blank=True, help_text="The stderr stream events joined, capped.")
+    exit_code = models.IntegerField(null=True, blank=True)
+    reason = models.CharField(max_length=500, blank=True, help_text="Which limit stopped the run, or what broke.")
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    backend = models.CharField(max_length=32, blank=True)
+    worker = models.CharField(max_length=255, blank=True)
+    stop_requested = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["user", "status"], name="run_user_status"),
+            models.Index(fields=["user", "created_at"], name="run_user_created"),
+            models.Index(fields=["status", "heartbeat_at"], name="run_status_heartbeat"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status__in=["queued", "running", "succeeded", "failed", "timed_out", "error"]),
+                name="run_status_valid",
+            ),
+            models.CheckConstraint(condition=models.Q(queue__in=["cpu", "gpu"]), name="run_queue_valid"),
+            # A finished run says when it finished; an unfinished one does not.
+            models.CheckConstraint(
+                condition=models.Q(status__in=["queued", "running"], finished_at__isnull=True)
+                | models.Q(status__in=["succeeded", "failed", "timed_out", "error"], finished_at__isnull=False),
+                name="run_finished_at_matches_status",
+            ),
+        ]
+
+    def __str__(self):
+        return f"run {self.id} ({self.status})"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status in self.TERMINAL
+
+    def status_event(self) -> dict:
+        """The event that ends a run's event stream."""
+        return {
+            "type": "status",
+            "status": self.status,
+            "exit_code": self.exit_code,
+            "reason": self.reason,
+            "duration_ms": self.duration_ms,
+        }

@@ -1,0 +1,50 @@
+"""Reads for runs. A learner sees only their own runs; anyone else's run is answered as if it did
+not exist (404), so run ids leak nothing."""
+
+from datetime import timedelta
+
+from django.db.models import QuerySet
+from django.http import Http404
+from django.utils import timezone
+
+from runner.models import Run
+
+
+def run_list_for_user(*, user) -> QuerySet[Run]:
+    if not (user and user.is_authenticated):
+        return Run.objects.none()
+    return Run.objects.filter(user=user)
+
+
+def run_get_for_user(*, user, run_id) -> Run:
+    run = run_list_for_user(user=user).filter(pk=run_id).first()
+    if run is None:
+        raise Http404("No such run.")
+    return run
+
+
+def run_count_active(*, user) -> int:
+    return Run.objects.filter(user=user, status__in=Run.ACTIVE).count()
+
+
+def run_created_since(*, user, since) -> QuerySet[Run]:
+    return Run.objects.filter(user=user, created_at__gte=since)
+
+
+def run_list_stale(*, stale_after_s: float, queued_max_s: float, now=None) -> QuerySet[Run]:
+    """Runs no worker is looking after: running with an old heartbeat, or queued for too long."""
+    now = now or timezone.now()
+    beat_before = now - timedelta(seconds=stale_after_s)
+    queued_before = now - timedelta(seconds=queued_max_s)
+    stale_running = Run.objects.filter(status=Run.Status.RUNNING, heartbeat_at__lt=beat_before)
+    stale_queued = Run.objects.filter(status=Run.Status.QUEUED, created_at__lt=queued_before)
+    return stale_running | stale_queued
+
+
+def run_snapshot(*, run_id) -> Run | None:
+    """The fields an event stream needs, read fresh."""
+    return (
+        Run.objects.filter(pk=run_id)
+        .only("id", "status", "outputs", "exit_code", "reason", "duration_ms", "finished_at")
+        .first()
+    )

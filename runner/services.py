@@ -1,0 +1,397 @@
+"""Writes for runs: submit, execute (in a worker), stop, and sweep.
+
+The path of one run: `run_submit` stores a queued Run and, once the row is committed, queues a
+Celery message on the `cpu` or `gpu` queue. A worker's task calls `run_execute`, which claims the
+run with a conditional update (so a message delivered twice runs the code once), hands it to the
+sandbox backend, records each output event on the row and publishes it, and writes the terminal
+status. `run_sweep` ends runs whose worker stopped reporting and removes sandboxes left behind.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import socket
+import threading
+import time
+from datetime import timedelta
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import close_old_connections, connection, connections, transaction
+from django.utils import timezone
+
+from accounts.models import User
+from courses.models import Exercise
+from runner import events, selectors
+from runner.models import Run
+from runner.sandbox.base import Limits, RunRequest, RunResult
+
+log = logging.getLogger(__name__)
+
+# Events arriving within this window are stored and published together (stream text of the same
+# stream is merged), so an endless print costs a few writes a second, not one per line.
+FLUSH_INTERVAL_S = 0.1
+
+REASON_BROKER_UNAVAILABLE = "broker unavailable"
+REASON_WORKER_LOST = "worker lost"
+REASON_WORKER_STOPPED = "worker stopped responding"
+REASON_NEVER_STARTED = "no worker picked the run up"
+REASON_STOPPED = "stopped by learner"
+
+
+class RunCapReached(Exception):
+    """The learner has too many runs going, or started too many lately."""
+
+    def __init__(self, message: str, retry_after_s: int):
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+
+
+class RunBrokerUnavailable(Exception):
+    """The queue could not take the run; the run was ended with status error."""
+
+    def __init__(self, run: Run):
+        super().__init__(REASON_BROKER_UNAVAILABLE)
+        self.run = run
+
+
+# --- submit ---------------------------------------------------------------------------------------
+
+
+def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
+    """Store a queued run and queue it. The caller has checked that the user may run the exercise.
+
+    Raises ValidationError (bad code), RunCapReached (429) or RunBrokerUnavailable (503).
+    """
+    size = len(code.encode("utf-8", "surrogatepass"))
+    if size > settings.RUNNER_MAX_CODE_BYTES:
+        raise ValidationError(
+            f"Code is {size} bytes; the limit is {settings.RUNNER_MAX_CODE_BYTES} bytes.", code="code_too_large"
+        )
+    if "\x00" in code:
+        raise ValidationError("Code contains a NUL character.", code="code_nul")
+
+    with transaction.atomic():
+        # One submission per learner at a time: the caps below count rows, and two requests
+        # racing past the count would both get in.
+        User.objects.select_for_update().filter(pk=user.pk).first()
+        _run_caps_check(user=user)
+        run = Run.objects.create(
+            user=user,
+            exercise=exercise,
+            code=code,
+            queue=Run.Queue.GPU if exercise.needs_gpu else Run.Queue.CPU,
+        )
+        transaction.on_commit(lambda: _run_enqueue(run=run))
+    return run
+
+
+def _run_caps_check(*, user: User) -> None:
+    active = selectors.run_count_active(user=user)
+    if active >= settings.RUNNER_MAX_ACTIVE_PER_LEARNER:
+        raise RunCapReached(
+            f"You have {active} runs queued or running; wait for one to finish "
+            f"(at most {settings.RUNNER_MAX_ACTIVE_PER_LEARNER} at a time).",
+            retry_after_s=2,
+        )
+    now = timezone.now()
+    window = selectors.run_created_since(user=user, since=now - timedelta(seconds=60))
+    limit = settings.RUNNER_MAX_RUNS_PER_MINUTE
+    if window.count() >= limit:
+        # The oldest run inside the window leaves it first; then one more run fits.
+        oldest = window.order_by("-created_at").values_list("created_at", flat=True)[limit - 1]
+        wait = (oldest + timedelta(seconds=60) - now).total_seconds()
+        raise RunCapReached(
+            f"You started {limit} runs in the last minute; wait a moment.", retry_after_s=max(1, math.ceil(wait))
+        )
+
+
+def _run_enqueue(*, run: Run) -> None:
+    from runner.tasks import run_execute_task
+
+    try:
+        run_execute_task.apply_async(args=[str(run.id)], queue=run.queue, retry=True)
+    except Exception as exc:
+        # Whatever the transport raises when it cannot connect: the run must not stay queued
+        # with no message behind it.
+        log.error("could not queue run %s: %s", run.id, exc)
+        _run_finish(run_id=run.id, status=Run.Status.ERROR, reason=REASON_BROKER_UNAVAILABLE, from_status=Run.ACTIVE)
+        run.refresh_from_db()
+        raise RunBrokerUnavailable(run) from exc
+
+
+# --- stop ------------------------------------------------------------------------------------------
+
+
+def run_request_stop(*, run: Run) -> Run:
+    """A queued run ends at once; a running one ends when its worker sees the flag (within
+    RUNNER_HEARTBEAT_S). A finished run is left as it is."""
+    if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).exists():
+        _run_finish(run_id=run.pk, status=Run.Status.FAILED, reason=REASON_STOPPED, from_status=(Run.Status.QUEUED,))
+    Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(stop_requested=True)
+    run.refresh_from_db()
+    return run
+
+
+# --- execute (worker) ------------------------------------------------------------------------------
+
+
+@cache
+def _backend(name: str):
+    from runner.sandbox import backend_get
+
+    return backend_get(name)
+
+
+def run_backend():
+    """This process's sandbox backend (RUNNER_BACKEND), built once."""
+    return _backend(settings.RUNNER_BACKEND)
+
+
+def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=None) -> None:
+    """Run one queued run to its end. Does nothing for a run that is not queued any more."""
+    now = timezone.now()
+    worker = worker or socket.gethostname()
+    claimed = Run.objects.filter(pk=run_id, status=Run.Status.QUEUED).update(
+        status=Run.Status.RUNNING, started_at=now, heartbeat_at=now, worker=worker
+    )
+    if not claimed:
+        if redelivered:
+            # The broker hands a message back only when the worker that took it died before
+            # acknowledging it; that worker's run was cut short. Ending it here (rather than
+            # running it again) keeps a run that kills its worker from looping.
+            _run_finish(
+                run_id=run_id, status=Run.Status.ERROR, reason=REASON_WORKER_LOST, from_status=(Run.Status.RUNNING,)
+            )
+        return
+
+    run = Run.objects.select_related("exercise").get(pk=run_id)
+    backend = backend or run_backend()
+    Run.objects.filter(pk=run_id).update(backend=backend.name)
+    exercise = run.exercise
+    request = RunRequest(
+        run_id=str(run.pk),
+        code=run.code,
+        check_code=exercise.check_code,
+        limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
+        gpu=exercise.needs_gpu,
+    )
+    recorder = _RunRecorder(run_id=run.pk, backend=backend)
+    recorder.start()
+    try:
+        result = backend.execute(request, recorder.add)
+    except Exception as exc:
+        log.exception("sandbox failed for run %s", run_id)
+        result = RunResult(status=Run.Status.ERROR, reason=f"sandbox failed: {type(exc).__name__}: {exc}"[:500])
+    finally:
+        recorder.stop()
+
+    status, reason = result.status, result.reason
+    if status not in Run.TERMINAL:
+        status, reason = Run.Status.ERROR, f"sandbox returned an unknown status {status!r}"
+    if recorder.stop_seen and status != Run.Status.SUCCEEDED:
+        status, reason = Run.Status.FAILED, REASON_STOPPED
+    _run_finish(
+        run_id=run_id,
+        status=status,
+        reason=reason,
+        exit_code=result.exit_code,
+        duration_ms=result.duration_ms,
+        from_status=(Run.Status.RUNNING,),
+    )
+
+
+def _run_finish(
+    *,
+    run_id,
+    status: str,
+    reason: str,
+    from_status: tuple[str, ...],
+    exit_code: int | None = None,
+    duration_ms: int | None = None,
+) -> bool:
+    """Write a terminal status (only over one of `from_status`: a finished run stays finished)
+    and tell listeners. Returns whether this call ended the run."""
+    now = timezone.now()
+    fields: dict[str, Any] = {"status": status, "reason": (reason or "")[:500], "finished_at": now}
+    if exit_code is not None:
+        fields["exit_code"] = exit_code
+    if duration_ms is not None:
+        fields["duration_ms"] = max(0, int(duration_ms))
+    ended = Run.objects.filter(pk=run_id, status__in=from_status).update(**fields)
+    if ended:
+        run = selectors.run_snapshot(run_id=run_id)
+        if run is not None:
+            events.run_event_publish(run_id=run_id, seq=len(run.outputs), event=run.status_event())
+    return bool(ended)
+
+
+def _clean_text(value: str) -> str:
+    # PostgreSQL text and jsonb refuse NUL, and UTF-8 refuses lone surrogates; a learner's program
+    # may print either, and its output must still be stored.
+    return value.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+
+
+def _clean(value):
+    if isinstance(value, str):
+        return _clean_text(value)
+    if isinstance(value, dict):
+        return {_clean_text(str(k)): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_clean(v) for v in value]
+    return value
+
+
+def _is_stream(event: dict) -> bool:
+    return event.get("type") == "stream" and set(event) == {"type", "name", "text"}
+
+
+def _merge_streams(batch: list[dict]) -> list[dict]:
+    merged: list[dict] = []
+    for event in batch:
+        if merged and _is_stream(event) and _is_stream(merged[-1]) and merged[-1]["name"] == event["name"]:
+            merged[-1] = {**merged[-1], "text": merged[-1]["text"] + event["text"]}
+        else:
+            merged.append(event)
+    return merged
+
+
+class _RunRecorder:
+    """Takes events from the backend (any thread) and, from its own thread, stores them on the Run
+    row and publishes them at most every FLUSH_INTERVAL_S, touches the heartbeat, and watches the
+    stop flag. The backend never waits on the database."""
+
+    def __init__(self, *, run_id, backend):
+        self.run_id = run_id
+        self.backend = backend
+        self.events: list[dict] = []
+        self.stdout = ""
+        self.stderr = ""
+        self.stop_seen = False
+        self._pending: list[dict] = []
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"run-{run_id}-recorder", daemon=True)
+
+    def add(self, event: dict) -> None:
+        with self._lock:
+            self._pending.append(_clean(event))
+        self._wake.set()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._done.set()
+        self._wake.set()
+        self._thread.join()
+        self._flush()
+
+    def _loop(self) -> None:
+        heartbeat_s = settings.RUNNER_HEARTBEAT_S
+        last_beat = time.monotonic()
+        try:
+            while not self._done.is_set():
+                woke = self._wake.wait(timeout=heartbeat_s)
+                if self._done.is_set():
+                    break
+                if woke:
+                    self._wake.clear()
+                    self._flush()
+                    time.sleep(FLUSH_INTERVAL_S)
+                if time.monotonic() - last_beat >= heartbeat_s:
+                    last_beat = time.monotonic()
+                    self._beat()
+        except Exception:
+            log.exception("run %s recorder stopped", self.run_id)
+        finally:
+            connection.close()
+
+    def _beat(self) -> None:
+        Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
+        if not self.stop_seen and Run.objects.filter(pk=self.run_id, stop_requested=True).exists():
+            self.stop_seen = True
+            _sandbox_stop(backend=self.backend, run_id=str(self.run_id))
+
+    def _flush(self) -> None:
+        with self._lock:
+            batch, self._pending = self._pending, []
+        if not batch:
+            return
+        batch = _merge_streams(batch)
+        first = len(self.events)
+        self.events.extend(batch)
+        cap = settings.RUNNER_TEXT_CAP
+        for event in batch:
+            if event.get("type") == "stream" and isinstance(event.get("text"), str):
+                if event.get("name") == "stderr":
+                    self.stderr = (self.stderr + event["text"])[:cap]
+                else:
+                    self.stdout = (self.stdout + event["text"])[:cap]
+        # The row first, then the news: a listener that reads the row after a message finds it.
+        Run.objects.filter(pk=self.run_id).update(
+            outputs=self.events, stdout=self.stdout, stderr=self.stderr, heartbeat_at=timezone.now()
+        )
+        for offset, event in enumerate(batch):
+            events.run_event_publish(run_id=self.run_id, seq=first + offset, event=event)
+
+
+def _sandbox_stop(*, backend, run_id: str) -> None:
+    stop = getattr(backend, "stop", None)
+    if stop is None:
+        log.warning("backend %s cannot stop run %s early; it ends at its wall limit", backend.name, run_id)
+        return
+    try:
+        stop(run_id)
+    except Exception:
+        log.exception("could not stop run %s", run_id)
+
+
+# --- sweep -----------------------------------------------------------------------------------------
+
+
+def run_sweep(*, stale_after_s: float | None = None, queued_max_s: float | None = None, backend=None) -> int:
+    """End runs no worker looks after (error, with a reason) and remove sandboxes left behind.
+    Returns how many runs it ended."""
+    close_old_connections()
+    stale_after_s = settings.RUNNER_STALE_AFTER_S if stale_after_s is None else stale_after_s
+    queued_max_s = settings.RUNNER_QUEUED_MAX_S if queued_max_s is None else queued_max_s
+    ended = 0
+    for run in selectors.run_list_stale(stale_after_s=stale_after_s, queued_max_s=queued_max_s):
+        reason = REASON_WORKER_STOPPED if run.status == Run.Status.RUNNING else REASON_NEVER_STARTED
+        ended += _run_finish(run_id=run.pk, status=Run.Status.ERROR, reason=reason, from_status=(run.status,))
+    if ended:
+        log.warning("sweeper ended %d runs", ended)
+    run_sandboxes_cleanup(backend=backend)
+    return ended
+
+
+def run_worker_started(*, worker: str) -> int:
+    """A worker (re)starts: runs a previous life of this same worker left running are dead, and
+    their sandboxes are strays. Returns how many runs it ended."""
+    ended = 0
+    if worker:
+        for run_id in Run.objects.filter(status=Run.Status.RUNNING, worker=worker).values_list("pk", flat=True):
+            ended += _run_finish(
+                run_id=run_id, status=Run.Status.ERROR, reason=REASON_WORKER_LOST, from_status=(Run.Status.RUNNING,)
+            )
+    run_sandboxes_cleanup()
+    # The worker's main process keeps no database connection open while it waits for messages.
+    connections.close_all()
+    return ended
+
+
+def run_sandboxes_cleanup(*, backend=None) -> int:
+    """Remove sandboxes of runs whose worker died (at worker start, and from the sweeper)."""
+    try:
+        removed = (backend or run_backend()).cleanup_strays()
+    except Exception:
+        log.exception("sandbox cleanup failed")
+        return 0
+    if removed:
+        log.warning("removed %d stray sandboxes", removed)
+    return removed
