@@ -9,10 +9,13 @@ Anything a user may not see is answered as if it did not exist (404), never 403,
 existence does not leak.
 """
 
-from django.db.models import QuerySet
+from dataclasses import dataclass
+
+from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from courses.models import Chapter, Course, Exercise
+from courses.models import Chapter, Course, Exercise, GlossaryTerm
 
 
 def _is_staff(user) -> bool:
@@ -36,7 +39,12 @@ def course_get_for_user(*, user, slug: str) -> Course:
 
 
 def chapter_is_open_for_user(*, chapter: Chapter, user) -> bool:
-    return chapter.published or _is_staff(user) or course_taught_by(course=chapter.course, user=user)
+    return chapter.published or course_drafts_visible_to(course=chapter.course, user=user)
+
+
+def course_drafts_visible_to(*, course: Course, user) -> bool:
+    """Whether the user may open the course's unpublished chapters: staff and its instructors."""
+    return _is_staff(user) or course_taught_by(course=course, user=user)
 
 
 def course_taught_by(*, course: Course, user) -> bool:
@@ -68,3 +76,88 @@ def exercise_get_for_user(*, user, exercise_id: int) -> Exercise:
     if exercise is None:
         raise Http404("No such exercise.")
     return exercise
+
+
+# --- Page-level reads: each loads what one page shows in a fixed number of queries. ----------
+
+
+def course_catalog_for_user(*, user) -> QuerySet[Course]:
+    """Visible courses with their number of parts and the reading time of their published parts."""
+    minutes = (
+        Chapter.objects.filter(course=OuterRef("pk"), published=True)
+        .values("course")
+        .annotate(total=Sum("reading_minutes"))
+        .values("total")
+    )
+    return (
+        Course.objects.filter(pk__in=course_list_for_user(user=user).values("pk"))
+        .annotate(
+            part_count=Count("chapters"),
+            reading_minutes_total=Coalesce(Subquery(minutes, output_field=IntegerField()), 0),
+        )
+        .order_by("title")
+    )
+
+
+@dataclass(frozen=True)
+class Part:
+    """One line of a course outline: the chapter and whether this user may open it."""
+
+    chapter: Chapter
+    is_open: bool
+
+
+def course_outline_for_user(*, course: Course, user) -> list[Part]:
+    drafts_visible = course_drafts_visible_to(course=course, user=user)
+    chapters = Chapter.objects.filter(course=course).defer("body").order_by("number")
+    parts = []
+    for chapter in chapters:
+        chapter.course = course  # spares a query per chapter in templates and access checks
+        parts.append(Part(chapter=chapter, is_open=chapter.published or drafts_visible))
+    return parts
+
+
+def glossary_list_for_course(*, course: Course) -> list[GlossaryTerm]:
+    return list(GlossaryTerm.objects.filter(course=course).only("id", "term", "definition"))
+
+
+@dataclass(frozen=True)
+class ChapterPage:
+    """Everything a chapter page shows besides the rendered body."""
+
+    chapter: Chapter
+    parts: list[Part]
+    previous: Chapter | None
+    next: Chapter | None
+    exercises: list[Exercise]
+    glossary: list[GlossaryTerm]
+
+    @property
+    def part_count(self) -> int:
+        return len(self.parts)
+
+
+def chapter_page_for(*, chapter: Chapter, user) -> ChapterPage:
+    """The chapter's surroundings as `user` sees them: previous and next skip parts the user cannot
+    open. The glossary is loaded once, for both the inline definitions and the vocabulary panel."""
+    parts = course_outline_for_user(course=chapter.course, user=user)
+    open_before = [p.chapter for p in parts if p.is_open and p.chapter.number < chapter.number]
+    open_after = [p.chapter for p in parts if p.is_open and p.chapter.number > chapter.number]
+    return ChapterPage(
+        chapter=chapter,
+        parts=parts,
+        previous=open_before[-1] if open_before else None,
+        next=open_after[0] if open_after else None,
+        exercises=list(chapter.exercises.order_by("position")),
+        glossary=glossary_list_for_course(course=chapter.course),
+    )
+
+
+def chapter_get_for_preview(*, user, chapter_id: int) -> Chapter:
+    """Any chapter, published or not, for staff; nobody else learns that it exists."""
+    if not _is_staff(user):
+        raise Http404("No such chapter.")
+    chapter = Chapter.objects.filter(pk=chapter_id).select_related("course").first()
+    if chapter is None:
+        raise Http404("No such chapter.")
+    return chapter

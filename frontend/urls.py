@@ -6,4 +6,9 @@ app_name = "frontend"
 
 urlpatterns = [
     path("", views.catalog, name="catalog"),
+    path("courses/<slug:course_slug>/", views.course_detail, name="course"),
+    # Before the chapter route, so the glossary is never taken for a chapter slug.
+    path("courses/<slug:course_slug>/glossary/", views.glossary, name="glossary"),
+    path("courses/<slug:course_slug>/<slug:chapter_slug>/", views.chapter_detail, name="chapter"),
+    path("preview/chapters/<int:chapter_id>/", views.chapter_preview, name="chapter_preview"),
 ]
