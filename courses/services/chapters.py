@@ -7,6 +7,30 @@ from django.utils import timezone
 
 from courses.models import Chapter, Choice, Exercise, Question
 
+# While rows are renumbered they are first moved out of the way (PARK + i), so the unique
+# constraints on (course, number) and (chapter, position) hold after every single write.
+# Numbers and positions stay below PARK.
+PARK = 1000
+
+
+def rows_park(*, rows: Iterable, field_name: str) -> None:
+    """Move rows whose number or position is about to change out of the range the new values take."""
+    for index, row in enumerate(rows):
+        type(row).objects.filter(pk=row.pk).update(**{field_name: PARK + index})
+
+
+def chapter_exercises_follow_body(*, chapter: Chapter) -> None:
+    """Number a chapter's exercises in the order the body places them; unplaced ones go last."""
+    placed = chapter.exercise_slugs_in_body()
+    exercises = list(Exercise.objects.filter(chapter=chapter))
+    exercises.sort(key=lambda e: (placed.index(e.slug) if e.slug in placed else len(placed), e.position, e.pk))
+    wanted = {exercise.pk: position for position, exercise in enumerate(exercises, start=1)}
+    moving = [exercise for exercise in exercises if exercise.position != wanted[exercise.pk]]
+    rows_park(rows=moving, field_name="position")
+    for exercise in moving:
+        Exercise.objects.filter(pk=exercise.pk).update(position=wanted[exercise.pk])
+        exercise.position = wanted[exercise.pk]
+
 
 def chapter_reading_extra_text(*, chapter: Chapter) -> str:
     """What a learner reads in a chapter besides its lede and body: the exercises (title,

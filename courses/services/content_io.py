@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from courses.models import TIME_LIMIT_MAX_S, Chapter, Choice, Course, Exercise, GlossaryTerm, Level, Question
-from courses.services.chapters import chapter_reading_time_refresh
+from courses.services.chapters import PARK, chapter_reading_time_refresh, rows_park
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 CHAPTER_DIR_RE = re.compile(r"^(?P<number>\d{2,3})-(?P<slug>.+)$")
@@ -28,10 +28,7 @@ INLINE_CODE_RE = re.compile(r"(`+).*?\1")
 REFERENCE_RE = re.compile(r"\[\[(?P<inner>.*?)\]\]")
 EXERCISE_LINE_RE = re.compile(r"^\[\[exercise:(?P<slug>[^\]]*)\]\]\s*$")
 MIN_CHOICES, MAX_CHOICES = 2, 6
-# Rows are moved out of the way (number or position + PARK) while a folder reorders them, so
-# the unique constraints on (course, number) and (chapter, position) hold at every step.
-MAX_NUMBER = 999
-PARK = 1000
+MAX_NUMBER = PARK - 1
 
 COURSE_KEYS = {"slug", "title", "level", "published", "summary", "instructors"}
 CHAPTER_KEYS = {"slug", "title", "summary", "lede", "published", "exercises"}
@@ -174,7 +171,7 @@ class _Reader:
             raise ContentError(file, line, f"{what} must be a mapping of keys to values")
         self.map, self.file, self.what, self.prefixed = value, file, what, prefixed
         self.line = getattr(value, "line", line)
-        unknown = sorted(set(value) - allowed)
+        unknown = [key for key in value if key not in allowed]  # in file order
         if unknown:
             names = ", ".join(f"'{name}'" for name in unknown)
             plural = "s" if len(unknown) > 1 else ""
@@ -405,7 +402,11 @@ def _read_quiz(folder: Path, *, rel: str) -> list[QuestionSpec]:
         prompt = question.text("prompt", required=True)
         items = question.items("choices")
         if not MIN_CHOICES <= len(items) <= MAX_CHOICES:
-            raise question.error("choices", f"has {len(items)} choices; a question has {MIN_CHOICES} to {MAX_CHOICES}")
+            raise ContentError(
+                file,
+                question.line,
+                f"question {number} has {len(items)} choices; a question has {MIN_CHOICES} to {MAX_CHOICES}",
+            )
         choices = []
         for position, choice_item in enumerate(items, start=1):
             choice = _Reader(
@@ -421,19 +422,18 @@ def _read_quiz(folder: Path, *, rel: str) -> list[QuestionSpec]:
                 is_correct=choice.flag("correct", default=False),
                 explanation=choice.text("explanation"),
             )
-            if not spec.is_correct and not spec.explanation:
-                raise ContentError(
-                    file, choice.line, f"question {number}, choice {position} is wrong and has no explanation"
-                )
-            choices.append(spec)
-        correct = sum(choice.is_correct for choice in choices)
+            choices.append((choice.line, spec))
+        correct = sum(spec.is_correct for _, spec in choices)
         if correct == 0:
             raise ContentError(file, question.line, f"question {number} has no correct choice")
         if correct > 1:
             raise ContentError(
                 file, question.line, f"question {number} has {correct} correct choices; it needs exactly one"
             )
-        questions.append(QuestionSpec(prompt=prompt, choices=choices))
+        for position, (line, spec) in enumerate(choices, start=1):
+            if not spec.is_correct and not spec.explanation:
+                raise ContentError(file, line, f"question {number}, choice {position} is wrong and has no explanation")
+        questions.append(QuestionSpec(prompt=prompt, choices=[spec for _, spec in choices]))
     return questions
 
 
@@ -456,8 +456,10 @@ def _read_chapter(folder: Path, *, glossary: set[str]) -> ChapterSpec:
         raise chapter.error("slug", f"slug '{slug}' does not match the folder name '{folder.name}'")
 
     exercises: dict[str, ExerciseSpec] = {}
+    declared_on: dict[str, int] = {}
     for index, item in enumerate(chapter.items("exercises"), start=1):
         exercise = _read_exercise(item, index=index, chapter=chapter, folder=folder, rel=rel)
+        declared_on.setdefault(exercise.slug, _item_line(item, chapter, "exercises"))
         if exercise.slug in exercises:
             raise ContentError(
                 file, _item_line(item, chapter, "exercises"), f"exercise '{exercise.slug}' is declared twice"
@@ -489,7 +491,7 @@ def _read_chapter(folder: Path, *, glossary: set[str]) -> ChapterSpec:
         if name not in placed:
             raise ContentError(
                 file,
-                chapter.line_of("exercises"),
+                declared_on[name],
                 f"exercise '{name}' is not placed in the body (add a line [[exercise:{name}]])",
             )
     # The body decides the order in which a learner meets the exercises.
@@ -579,12 +581,6 @@ def _upsert(obj, values: dict, *, kind: str, report: ImportReport) -> None:
         (report.created if is_new else report.updated)[kind] += 1
 
 
-def _park(rows: list, *, field_name: str) -> None:
-    """Move rows out of the range their new numbers/positions take, before any is written."""
-    for index, row in enumerate(rows):
-        type(row).objects.filter(pk=row.pk).update(**{field_name: PARK + index})
-
-
 def _sync_glossary(course: Course, spec: CourseSpec, report: ImportReport) -> None:
     existing = {term.term.lower(): term for term in course.glossary.all()}
     wanted = {term.term.lower(): term for term in spec.glossary}
@@ -604,7 +600,9 @@ def _sync_exercises(chapter: Chapter, spec: ChapterSpec, report: ImportReport) -
         if slug not in wanted:
             exercise.delete()
             report.removed["exercise"] += 1
-    _park([e for s, e in existing.items() if s in wanted and e.position != wanted[s].position], field_name="position")
+    rows_park(
+        rows=[e for s, e in existing.items() if s in wanted and e.position != wanted[s].position], field_name="position"
+    )
     for exercise in spec.exercises:
         row = existing.get(exercise.slug) or Exercise(chapter=chapter)
         values = {
@@ -655,7 +653,9 @@ def _sync_chapters(course: Course, spec: CourseSpec, report: ImportReport) -> No
         if slug not in wanted:
             chapter.delete()
             report.removed["chapter"] += 1
-    _park([c for s, c in existing.items() if s in wanted and c.number != wanted[s].number], field_name="number")
+    rows_park(
+        rows=[c for s, c in existing.items() if s in wanted and c.number != wanted[s].number], field_name="number"
+    )
     for chapter_spec in spec.chapters:
         chapter = existing.get(chapter_spec.slug) or Chapter(course=course)
         values = {

@@ -1,0 +1,31 @@
+import shutil
+from pathlib import Path
+
+import pytest
+
+from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Question
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture
+def course_dir(tmp_path) -> Path:
+    """A private copy of the small fixture course, free to break."""
+    target = tmp_path / "mini"
+    shutil.copytree(FIXTURES / "mini", target)
+    return target
+
+
+def db_snapshot() -> dict:
+    """Every course row, every column (ids and timestamps included), in a stable order."""
+    snapshot = {}
+    for model in (Course, Chapter, Exercise, Question, Choice, GlossaryTerm):
+        snapshot[model.__name__] = list(model.objects.order_by("pk").values())
+    snapshot["instructors"] = sorted(Course.instructors.through.objects.values_list("course_id", "user_id"))
+    return snapshot
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert text.count(old) == 1, f"{old!r} must occur once in {path}"
+    path.write_text(text.replace(old, new))
