@@ -10,7 +10,8 @@ import json
 import time
 
 from asgiref.sync import sync_to_async
-from django.core.exceptions import ValidationError
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, ValidationError
 from django.http import StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -32,6 +33,11 @@ class RunCapReachedError(exceptions.APIException):
         super().__init__(detail)
         # DRF's exception handler turns `wait` into the Retry-After header.
         self.wait = wait
+
+
+class PayloadTooLargeError(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_code = "payload_too_large"
 
 
 class BrokerUnavailableError(exceptions.APIException):
@@ -79,7 +85,12 @@ class RunCreateApi(APIView):
         summary="Run code for an exercise",
     )
     def post(self, request):
-        data = self.InputSerializer(data=request.data)
+        try:
+            payload = request.data
+        except RequestDataTooBig as exc:
+            limit = settings.RUNNER_MAX_CODE_BYTES
+            raise PayloadTooLargeError(f"The request is far over the code limit of {limit} bytes.") from exc
+        data = self.InputSerializer(data=payload)
         data.is_valid(raise_exception=True)
         exercise = exercise_list_for_user(user=request.user).filter(pk=data.validated_data["exercise"]).first()
         if exercise is None:

@@ -1,0 +1,297 @@
+"""Real processes for run tests: a Celery worker and an ASGI web server, both on the test database.
+
+pytest-django creates the test database once per session; a test that needs a worker to see its
+rows must commit them, so such tests use `transactional_db`. The processes get the test
+database's URL, the test settings and REDIS_URL through their environment.
+
+A test module makes the fixtures it uses visible by assigning them: `run_worker = worker.run_worker`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from django.conf import settings
+from django.db import connection
+
+from accounts.models import User
+from accounts.services import user_create
+from courses.models import Chapter, Course, Exercise
+from tests.services import service_missing
+
+ROOT = Path(__file__).resolve().parents[2]
+READY_TIMEOUT_S = 90
+BACKENDS = ("local", "docker")
+
+
+def services_required() -> None:
+    if connection.vendor != "postgresql":
+        service_missing("run tests with a worker need PostgreSQL (set DATABASE_URL)")
+    if not settings.REDIS_URL:
+        service_missing("run tests with a worker need Redis (set REDIS_URL)")
+    try:
+        import redis
+
+        redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        service_missing(f"Redis at REDIS_URL does not answer: {exc}")
+
+
+def backend_required(name: str) -> None:
+    if name == "local":
+        if not shutil.which("bwrap"):
+            service_missing("bubblewrap (bwrap) is not installed")
+        return
+    from runner.sandbox.docker import DockerBackend
+
+    if not DockerBackend.available():
+        service_missing("no Docker engine or no sandbox image (runner/image/build.sh)")
+
+
+def database_url() -> str:
+    db = connection.settings_dict
+    auth = db.get("USER") or ""
+    if db.get("PASSWORD"):
+        auth += f":{db['PASSWORD']}"
+    return f"postgres://{auth}@{db.get('HOST') or '127.0.0.1'}:{db.get('PORT') or 5432}/{db['NAME']}"
+
+
+def process_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env.update(
+        DJANGO_SETTINGS_MODULE="ecplatform.settings.test",
+        DATABASE_URL=database_url(),
+        REDIS_URL=settings.REDIS_URL,
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class WorkerProcess:
+    """`python -m celery -A ecplatform worker -Q cpu,gpu -P prefork -c 2`, in its own process group."""
+
+    def __init__(self, *, backend: str, log_dir: Path, concurrency: int = 2, **env: str):
+        self.backend = backend
+        self.nodename = f"runs-test-{backend}-{os.getpid()}-{time.monotonic_ns() % 100000}@%h"
+        self.log_path = log_dir / f"worker-{backend}-{time.monotonic_ns()}.log"
+        self.concurrency = concurrency
+        self.env = process_env(RUNNER_BACKEND=backend, **env)
+        self.proc: subprocess.Popen | None = None
+
+    @property
+    def hostname(self) -> str:
+        return self.nodename.replace("%h", socket.gethostname())
+
+    def start(self) -> WorkerProcess:
+        argv = [
+            sys.executable,
+            "-m",
+            "celery",
+            "-A",
+            "ecplatform",
+            "worker",
+            "-Q",
+            "cpu,gpu",
+            "-P",
+            "prefork",
+            "-c",
+            str(self.concurrency),
+            "-n",
+            self.nodename,
+            "--loglevel",
+            "INFO",
+            "--without-gossip",
+            "--without-mingle",
+        ]
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the worker exited ({self.proc.returncode}):\n{self.log()}")
+            if " ready." in self.log():
+                return self
+            time.sleep(0.2)
+        self.kill()
+        raise RuntimeError(f"the worker did not get ready:\n{self.log()}")
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def ping(self, timeout: float = 5.0) -> bool:
+        from ecplatform.celery import app
+
+        return bool(app.control.ping(destination=[self.hostname], timeout=timeout))
+
+    def kill(self) -> None:
+        """SIGKILL to the whole process group: the main process and its pool children at once."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.kill()
+
+
+class WebProcess:
+    """The ASGI app under uvicorn, as `make run` and production serve it."""
+
+    def __init__(self, *, log_dir: Path, **env: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_dir / f"web-{self.port}.log"
+        self.env = process_env(**env)
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> WebProcess:
+        argv = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "ecplatform.asgi:application",
+            "--app-dir",
+            "platform",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--log-level",
+            "warning",
+        ]
+        with open(self.log_path, "ab") as log:
+            self.proc = subprocess.Popen(
+                argv, cwd=ROOT, env=self.env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the web server exited:\n{self.log_path.read_text()}")
+            try:
+                requests.get(f"{self.url}/api/exercises/", timeout=2)
+                return self
+            except requests.ConnectionError:
+                time.sleep(0.2)
+        self.stop()
+        raise RuntimeError(f"the web server did not answer:\n{self.log_path.read_text()}")
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+# --- fixtures ------------------------------------------------------------------------------------
+
+
+def process_log_dir(tmp_path_factory) -> Path:
+    path = tmp_path_factory.getbasetemp() / "processes"
+    path.mkdir(exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def any_backend_worker(request, django_db_setup, django_db_blocker, tmp_path_factory):
+    """A worker per sandbox backend: tests using it run once with each."""
+    with django_db_blocker.unblock():
+        services_required()
+    backend_required(request.param)
+    worker = WorkerProcess(backend=request.param, log_dir=process_log_dir(tmp_path_factory)).start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture(scope="session")
+def run_worker(django_db_setup, django_db_blocker, tmp_path_factory):
+    """One worker for the whole session on the local backend (quick to start a sandbox)."""
+    with django_db_blocker.unblock():
+        services_required()
+    backend_required("local")
+    worker = WorkerProcess(backend="local", log_dir=process_log_dir(tmp_path_factory)).start()
+    yield worker
+    worker.stop()
+
+
+@pytest.fixture(scope="session")
+def web_server(django_db_setup, django_db_blocker, tmp_path_factory):
+    with django_db_blocker.unblock():
+        services_required()
+    web = WebProcess(log_dir=process_log_dir(tmp_path_factory)).start()
+    yield web
+    web.stop()
+
+
+# --- data ------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def make_exercise(transactional_db):
+    counter = iter(range(1, 10_000))
+
+    def make(*, published: bool = True, check_code: str = "", time_limit_s: int = 20, needs_gpu: bool = False):
+        n = next(counter)
+        course = Course.objects.create(slug=f"runs-course-{n}", title=f"Runs course {n}", published=published)
+        chapter = Chapter.objects.create(course=course, number=1, slug="one", title="One", published=published)
+        return Exercise.objects.create(
+            chapter=chapter,
+            slug=f"exercise-{n}",
+            title=f"Exercise {n}",
+            check_code=check_code,
+            time_limit_s=time_limit_s,
+            needs_gpu=needs_gpu,
+        )
+
+    return make
+
+
+@pytest.fixture
+def make_learner(transactional_db):
+    counter = iter(range(1, 10_000))
+
+    def make() -> User:
+        return user_create(username=f"runner-learner-{next(counter)}", password="pw-for-tests-1")
+
+    return make
+
+
+def wait_for_run(client, run_id, timeout_s: float = 120) -> dict:
+    """Polls GET /api/runs/<id>/ until the run ends (the deadline only stops a hung test)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        body = client.get(f"/api/runs/{run_id}/").json()
+        if body["status"] not in ("queued", "running"):
+            return body
+        if time.monotonic() > deadline:
+            raise AssertionError(f"run {run_id} did not end: {body}")
+        time.sleep(0.2)
