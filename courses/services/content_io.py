@@ -29,6 +29,8 @@ REFERENCE_RE = re.compile(r"\[\[(?P<inner>.*?)\]\]")
 EXERCISE_LINE_RE = re.compile(r"^\[\[exercise:(?P<slug>[^\]]*)\]\]\s*$")
 MIN_CHOICES, MAX_CHOICES = 2, 6
 MAX_NUMBER = PARK - 1
+YAML_WIDTH = 100
+FOLD_OVER = 72  # a plain value this long still fits on its line after any key and indent
 
 COURSE_KEYS = {"slug", "title", "level", "published", "summary", "instructors"}
 CHAPTER_KEYS = {"slug", "title", "summary", "lede", "published", "exercises"}
@@ -712,15 +714,17 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str):
-    # Multi-line text as a literal block: it reads like the Markdown it is and diffs line by line.
-    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style="|" if "\n" in data else None)
+    # Multi-line text as a literal block, long lines folded: the files read like what an author
+    # writes and diff line by line. Both styles load back to the same string.
+    style = "|" if "\n" in data else ">" if len(data) > FOLD_OVER else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", data, style=style)
 
 
 _Dumper.add_representer(str, _represent_str)
 
 
 def _dump_yaml(data: Any) -> str:
-    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=10_000)
+    return yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=YAML_WIDTH)
 
 
 def _clean(text: str) -> str:

@@ -1,0 +1,306 @@
+"""Authoring in the Django admin: courses, chapters with their exercises and quiz, choices, glossary.
+
+The admin enforces the same rules as the course files (courses/content/FORMAT.md), so a course
+authored here exports to a folder that imports again.
+"""
+
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.forms.models import BaseInlineFormSet
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import format_html
+
+from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Question
+from courses.services.chapters import (
+    PARK,
+    chapter_exercises_follow_body,
+    chapter_reading_time_refresh,
+    chapter_set_published,
+    rows_park,
+)
+from courses.services.content_io import MAX_CHOICES, MIN_CHOICES
+from courses.services.courses import course_set_published
+
+
+def chapter_preview_url(chapter_id: int) -> str:
+    try:
+        return reverse("frontend:chapter_preview", kwargs={"chapter_id": chapter_id})
+    except NoReverseMatch:
+        # The reading pages own the preview view; the path stays usable before they register it.
+        return f"/preview/chapters/{chapter_id}/"
+
+
+class AuthorAdmin(admin.ModelAdmin):
+    """Admins (role admin, always staff) author all course content; Django's per-model
+    permissions still grant it to other staff where a deployment wants that."""
+
+    @staticmethod
+    def _is_author(request) -> bool:
+        user = request.user
+        return bool(user.is_active and user.is_staff and getattr(user, "role", None) == "admin")
+
+    def has_module_permission(self, request):
+        return self._is_author(request) or super().has_module_permission(request)
+
+    def has_view_permission(self, request, obj=None):
+        return self._is_author(request) or super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request):
+        return self._is_author(request) or super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self._is_author(request) or super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._is_author(request) or super().has_delete_permission(request, obj)
+
+
+class AuthorInlineMixin:
+    def has_view_permission(self, request, obj=None):
+        return AuthorAdmin._is_author(request) or super().has_view_permission(request, obj)
+
+    def has_add_permission(self, request, obj):
+        return AuthorAdmin._is_author(request) or super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return AuthorAdmin._is_author(request) or super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return AuthorAdmin._is_author(request) or super().has_delete_permission(request, obj)
+
+
+def _save_formset_in_safe_order(formset) -> list:
+    """Save an inline formset so the database constraints hold after every write: deletions
+    first, rows whose position changes parked, wrong choices before the correct one."""
+    instances = formset.save(commit=False)
+    for obj in formset.deleted_objects:
+        obj.delete()
+    if "position" in {f.name for f in formset.model._meta.fields}:
+        existing = [obj for obj in instances if obj.pk]
+        stored = dict(formset.model.objects.filter(pk__in=[o.pk for o in existing]).values_list("pk", "position"))
+        rows_park(rows=[obj for obj in existing if stored.get(obj.pk) != obj.position], field_name="position")
+    for obj in sorted(instances, key=lambda obj: bool(getattr(obj, "is_correct", False))):
+        obj.save()
+    formset.save_m2m()
+    return instances
+
+
+# --- Courses -------------------------------------------------------------------------------
+
+
+@admin.register(Course)
+class CourseAdmin(AuthorAdmin):
+    list_display = ("title", "slug", "level", "published", "chapter_count", "updated_at")
+    list_filter = ("published", "level", "instructors")
+    search_fields = ("title", "slug", "summary")
+    prepopulated_fields = {"slug": ("title",)}
+    filter_horizontal = ("instructors",)
+    actions = ("publish", "unpublish")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(chapter_total=Count("chapters"))
+
+    @admin.display(description="Chapters", ordering="chapter_total")
+    def chapter_count(self, obj):
+        return obj.chapter_total
+
+    @admin.action(description="Publish selected courses")
+    def publish(self, request, queryset):
+        changed = course_set_published(courses=queryset, published=True)
+        self.message_user(request, f"Published {changed} course(s).", messages.SUCCESS)
+
+    @admin.action(description="Unpublish selected courses")
+    def unpublish(self, request, queryset):
+        changed = course_set_published(courses=queryset, published=False)
+        self.message_user(request, f"Unpublished {changed} course(s).", messages.SUCCESS)
+
+
+# --- Chapters, with their exercises and questions inline -----------------------------------
+
+
+class ExerciseFormSet(BaseInlineFormSet):
+    """Exercises and the [[exercise:slug]] markers of the chapter body must agree."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        slugs = [
+            form.cleaned_data["slug"]
+            for form in self.forms
+            if form.cleaned_data and not form.cleaned_data.get("DELETE") and form.cleaned_data.get("slug")
+        ]
+        placed = self.instance.exercise_slugs_in_body()
+        problems = [
+            f"Exercise '{slug}' is not placed in the body: add a line [[exercise:{slug}]]."
+            for slug in slugs
+            if slug not in placed
+        ]
+        problems += [
+            f"The body places [[exercise:{slug}]] but no exercise has that slug."
+            for slug in dict.fromkeys(placed)
+            if slug not in slugs
+        ]
+        problems += [
+            f"The body places [[exercise:{slug}]] more than once."
+            for slug in dict.fromkeys(placed)
+            if placed.count(slug) > 1
+        ]
+        if problems:
+            raise ValidationError(problems)
+
+
+class ExerciseInline(AuthorInlineMixin, admin.StackedInline):
+    model = Exercise
+    formset = ExerciseFormSet
+    extra = 0
+    fields = (
+        ("slug", "title"),
+        "position",
+        "instructions",
+        "starter_code",
+        "check_code",
+        "solution_code",
+        ("time_limit_s", "needs_gpu"),
+    )
+    readonly_fields = ("position",)
+    ordering = ("position",)
+
+
+class QuestionInline(AuthorInlineMixin, admin.TabularInline):
+    model = Question
+    extra = 0
+    fields = ("position", "prompt", "choice_count")
+    readonly_fields = ("choice_count",)
+    ordering = ("position",)
+    show_change_link = True  # choices are edited on the question's own page
+
+    @admin.display(description="Choices")
+    def choice_count(self, obj):
+        return obj.choices.count() if obj.pk else 0
+
+
+@admin.register(Chapter)
+class ChapterAdmin(AuthorAdmin):
+    list_display = ("title", "course", "number", "published", "reading_minutes", "preview_link")
+    list_display_links = ("title",)
+    list_filter = ("course", "published")
+    list_select_related = ("course",)
+    search_fields = ("title", "slug", "summary", "body", "course__title")
+    ordering = ("course__title", "number")
+    prepopulated_fields = {"slug": ("title",)}
+    readonly_fields = ("reading_minutes", "preview_link")
+    fields = (
+        "course",
+        ("number", "slug"),
+        "title",
+        "summary",
+        "lede",
+        "body",
+        "published",
+        ("reading_minutes", "preview_link"),
+    )
+    inlines = (ExerciseInline, QuestionInline)
+    actions = ("publish", "unpublish")
+
+    @admin.display(description="Preview")
+    def preview_link(self, obj):
+        if not obj or not obj.pk:
+            return "Save the chapter to preview it."
+        return format_html('<a href="{}" target="_blank" rel="noopener">Preview</a>', chapter_preview_url(obj.pk))
+
+    def save_formset(self, request, form, formset, change):
+        if formset.model is Exercise:
+            # A new exercise takes a free position for now; the body then decides the order.
+            for index, exercise_form in enumerate(formset.extra_forms):
+                exercise_form.instance.position = PARK + 100 + index
+        _save_formset_in_safe_order(formset)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        chapter_exercises_follow_body(chapter=form.instance)
+        chapter_reading_time_refresh(chapter=form.instance)
+
+    @admin.action(description="Publish selected chapters")
+    def publish(self, request, queryset):
+        changed = chapter_set_published(chapters=queryset, published=True)
+        self.message_user(request, f"Published {changed} chapter(s).", messages.SUCCESS)
+
+    @admin.action(description="Unpublish selected chapters")
+    def unpublish(self, request, queryset):
+        changed = chapter_set_published(chapters=queryset, published=False)
+        self.message_user(request, f"Unpublished {changed} chapter(s).", messages.SUCCESS)
+
+
+# --- Questions, with their choices inline --------------------------------------------------
+
+
+class ChoiceFormSet(BaseInlineFormSet):
+    """The quiz rules of the course files: 2 to 6 choices, exactly one correct, and an
+    explanation on every wrong one (it is what a learner reads after picking it)."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        live = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        problems = []
+        correct = sum(bool(form.cleaned_data.get("is_correct")) for form in live)
+        if correct != 1:
+            problems.append(f"Mark exactly one choice as correct ({correct} marked).")
+        if not MIN_CHOICES <= len(live) <= MAX_CHOICES:
+            problems.append(f"A question has {MIN_CHOICES} to {MAX_CHOICES} choices ({len(live)} given).")
+        for form in live:
+            data = form.cleaned_data
+            if not data.get("is_correct") and not (data.get("explanation") or "").strip():
+                problems.append(f"Choice '{data.get('text', '')}' is wrong and needs an explanation.")
+        if problems:
+            raise ValidationError(problems)
+
+
+class ChoiceInline(AuthorInlineMixin, admin.TabularInline):
+    model = Choice
+    formset = ChoiceFormSet
+    fields = ("position", "text", "is_correct", "explanation")
+    ordering = ("position",)
+
+    def get_extra(self, request, obj=None, **kwargs):
+        return 0 if obj else MIN_CHOICES
+
+
+@admin.register(Question)
+class QuestionAdmin(AuthorAdmin):
+    list_display = ("short_prompt", "chapter", "position")
+    list_filter = ("chapter__course", "chapter")
+    list_select_related = ("chapter__course",)
+    search_fields = ("prompt", "choices__text", "chapter__title")
+    ordering = ("chapter__course__title", "chapter__number", "position")
+    fields = ("chapter", "position", "prompt")
+    inlines = (ChoiceInline,)
+
+    @admin.display(description="Prompt", ordering="prompt")
+    def short_prompt(self, obj):
+        return str(obj)
+
+    def save_formset(self, request, form, formset, change):
+        _save_formset_in_safe_order(formset)
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        chapter_reading_time_refresh(chapter=form.instance.chapter)
+
+
+# --- Glossary ------------------------------------------------------------------------------
+
+
+@admin.register(GlossaryTerm)
+class GlossaryTermAdmin(AuthorAdmin):
+    list_display = ("term", "course", "short_definition")
+    list_filter = ("course",)
+    search_fields = ("term", "definition")
+    list_select_related = ("course",)
+
+    @admin.display(description="Definition")
+    def short_definition(self, obj):
+        return obj.definition if len(obj.definition) <= 100 else obj.definition[:99] + "…"

@@ -1,0 +1,207 @@
+"""Authoring in the Django admin: who gets in, the publish actions, the quiz rules, reading time."""
+
+import pytest
+from django.urls import reverse
+
+from courses.admin import chapter_preview_url
+from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Question
+from courses.services.content_io import course_import
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def course(course_dir):
+    return course_import(path=course_dir).course
+
+
+def _admin_urls(course) -> list[str]:
+    chapter = course.chapters.get(slug="attention")
+    objects = {
+        "course": course,
+        "chapter": chapter,
+        "question": chapter.questions.first(),
+        "glossaryterm": course.glossary.first(),
+    }
+    urls = []
+    for name, obj in objects.items():
+        urls += [
+            reverse(f"admin:courses_{name}_changelist"),
+            reverse(f"admin:courses_{name}_add"),
+            reverse(f"admin:courses_{name}_change", args=[obj.pk]),
+        ]
+    return urls
+
+
+def _form_data(response) -> dict:
+    """What the browser would post back for an admin change page, unchanged."""
+    data = {}
+
+    def add(form):
+        for name in form.fields:
+            value = form[name].value()
+            if isinstance(value, bool):
+                if value:
+                    data[form.add_prefix(name)] = "on"
+            elif value is not None:
+                data[form.add_prefix(name)] = value
+
+    add(response.context["adminform"].form)
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        add(formset.management_form)
+        for form in formset.forms:
+            add(form)
+    return data
+
+
+def test_it_keeps_learners_and_instructors_out_of_the_admin(client, course, learner, instructor):
+    course.instructors.add(instructor)
+    for user in (learner, instructor):
+        client.force_login(user)
+        for url in _admin_urls(course):
+            response = client.get(url)
+            assert response.status_code == 302, url
+            assert response.url.startswith(reverse("admin:login")), url
+
+
+def test_it_lets_an_admin_open_every_page(client, course, admin_user):
+    client.force_login(admin_user)
+    for url in [reverse("admin:index"), *_admin_urls(course)]:
+        assert client.get(url).status_code == 200, url
+
+
+def test_it_links_each_chapter_to_its_preview(client, course, admin_user):
+    client.force_login(admin_user)
+    chapter = course.chapters.get(slug="attention")
+
+    listing = client.get(reverse("admin:courses_chapter_changelist")).content.decode()
+    page = client.get(reverse("admin:courses_chapter_change", args=[chapter.pk])).content.decode()
+
+    link = f'href="{chapter_preview_url(chapter.pk)}"'
+    assert link in listing
+    assert link in page
+    assert str(chapter.pk) in chapter_preview_url(chapter.pk)
+
+
+def test_it_publishes_and_unpublishes_chapters_and_courses(client, course, admin_user):
+    client.force_login(admin_user)
+    soon = course.chapters.get(slug="coming-soon")
+    url = reverse("admin:courses_chapter_changelist")
+
+    client.post(url, {"action": "publish", "_selected_action": [soon.pk]})
+    soon.refresh_from_db()
+    assert soon.published
+    client.post(url, {"action": "unpublish", "_selected_action": [soon.pk]})
+    soon.refresh_from_db()
+    assert not soon.published
+
+    client.post(reverse("admin:courses_course_changelist"), {"action": "unpublish", "_selected_action": [course.pk]})
+    course.refresh_from_db()
+    assert not course.published
+    assert course.chapters.filter(published=True).count() == 2  # chapters keep their own flag
+
+
+@pytest.mark.parametrize(("marked", "count"), [([], 0), ([0, 1], 2)])
+def test_it_requires_exactly_one_correct_choice(client, course, admin_user, marked, count):
+    client.force_login(admin_user)
+    question = Question.objects.get(chapter__slug="attention", position=1)
+    url = reverse("admin:courses_question_change", args=[question.pk])
+    data = _form_data(client.get(url))
+    for index in range(2):
+        data.pop(f"choices-{index}-is_correct", None)
+        if index in marked:
+            data[f"choices-{index}-is_correct"] = "on"
+        data[f"choices-{index}-explanation"] = "Because."
+
+    response = client.post(url, data)
+
+    assert response.status_code == 200
+    assert f"Mark exactly one choice as correct ({count} marked)." in response.content.decode()
+    assert list(question.choices.values_list("is_correct", flat=True)) == [True, False]
+
+
+def test_it_moves_the_correct_choice_and_reorders_choices(client, course, admin_user):
+    client.force_login(admin_user)
+    question = Question.objects.get(chapter__slug="attention", position=1)
+    first, second = question.choices.all()
+    url = reverse("admin:courses_question_change", args=[question.pk])
+    data = _form_data(client.get(url))
+    # The second choice becomes the right one and the first; both writes would clash if saved naively.
+    del data["choices-0-is_correct"]
+    data["choices-1-is_correct"] = "on"
+    data["choices-0-explanation"] = "Now wrong."
+    data["choices-0-position"], data["choices-1-position"] = 2, 1
+
+    response = client.post(url, data)
+
+    assert response.status_code == 302, response.context and response.context["errors"]
+    assert list(question.choices.values_list("pk", "is_correct")) == [(second.pk, True), (first.pk, False)]
+
+
+def test_it_refreshes_reading_time_after_saving_a_chapter(client, course, admin_user):
+    client.force_login(admin_user)
+    chapter = course.chapters.get(slug="attention")
+    assert chapter.reading_minutes == 1
+    url = reverse("admin:courses_chapter_change", args=[chapter.pk])
+    data = _form_data(client.get(url))
+    data["exercises-0-starter_code"] = "# a long comment about tensors\n" * 120
+
+    response = client.post(url, data)
+
+    assert response.status_code == 302, response.context and response.context["errors"]
+    chapter.refresh_from_db()
+    assert chapter.reading_minutes == 4
+    assert Exercise.objects.get(slug="score-keys").starter_code.startswith("# a long comment")
+
+
+def test_it_adds_an_exercise_in_the_order_the_body_places_it(client, course, admin_user):
+    client.force_login(admin_user)
+    chapter = course.chapters.get(slug="attention")
+    url = reverse("admin:courses_chapter_change", args=[chapter.pk])
+    data = _form_data(client.get(url))
+    data["body"] = "[[exercise:first-look]]\n\n" + data["body"]
+    data["exercises-TOTAL_FORMS"] = 3
+    data.update(
+        {
+            "exercises-2-slug": "first-look",
+            "exercises-2-title": "First look",
+            "exercises-2-time_limit_s": 20,
+            "exercises-2-chapter": chapter.pk,
+        }
+    )
+
+    response = client.post(url, data)
+
+    assert response.status_code == 302, response.context and response.context["errors"]
+    assert list(chapter.exercises.values_list("slug", "position")) == [
+        ("first-look", 1),
+        ("score-keys", 2),
+        ("on-the-gpu", 3),
+    ]
+
+
+def test_it_refuses_an_exercise_the_body_does_not_place(client, course, admin_user):
+    client.force_login(admin_user)
+    chapter = course.chapters.get(slug="attention")
+    url = reverse("admin:courses_chapter_change", args=[chapter.pk])
+    data = _form_data(client.get(url))
+    data["body"] = data["body"].replace("[[exercise:on-the-gpu]]", "")
+
+    response = client.post(url, data)
+
+    assert response.status_code == 200
+    assert "Exercise &#x27;on-the-gpu&#x27; is not placed in the body" in response.content.decode()
+    assert "[[exercise:on-the-gpu]]" in Chapter.objects.get(pk=chapter.pk).body
+
+
+def test_it_searches_and_filters_the_glossary(client, course, admin_user):
+    client.force_login(admin_user)
+    other = Course.objects.create(slug="other", title="Other")
+    GlossaryTerm.objects.create(course=other, term="softmax", definition="elsewhere")
+    url = reverse("admin:courses_glossaryterm_changelist")
+
+    found = client.get(url, {"q": "softmax", "course__id__exact": course.pk}).context["cl"].queryset
+
+    assert [(term.course_id, term.term) for term in found] == [(course.pk, "softmax")]
+    assert Choice.objects.count() == 5
