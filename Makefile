@@ -7,7 +7,7 @@ PORT ?= 8000
 
 .PHONY: run test setup lint fmt migrate demo worker web image check clean
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed frontend/static/dist/learn.js
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,10 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@
+
+# The browser bundle is built from the committed lock file, never committed itself.
+frontend/static/dist/learn.js: frontend/package-lock.json frontend/build.mjs $(wildcard frontend/src/*.js)
+	cd frontend && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 
 migrate: setup
 	$(PY) manage.py migrate --noinput

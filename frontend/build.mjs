@@ -1,0 +1,16 @@
+// Bundles the browser code into static/dist/ (not committed; `make setup` builds it from the
+// committed lock file). axe-core is copied for the accessibility checks in the browser tests.
+import { build } from "esbuild";
+import { copyFileSync, mkdirSync } from "node:fs";
+
+mkdirSync("static/dist", { recursive: true });
+await build({
+  entryPoints: ["src/learn.js"],
+  bundle: true,
+  format: "esm",
+  minify: true,
+  sourcemap: true,
+  target: ["es2020"],
+  outfile: "static/dist/learn.js",
+});
+copyFileSync("node_modules/axe-core/axe.min.js", "static/dist/axe.min.js");

@@ -1,0 +1,2 @@
+// Entry point of the learning pages' browser code.
+export {};
