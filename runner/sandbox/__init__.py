@@ -1,0 +1,28 @@
+"""Sandbox backends. `backend_get(name)` returns the one a worker uses: "docker", "local", or
+"auto" (docker when an engine answers and the sandbox image exists, else local)."""
+
+from __future__ import annotations
+
+from .base import Limits, RunRequest, RunResult, SandboxBackend
+
+__all__ = ["Limits", "RunRequest", "RunResult", "SandboxBackend", "backend_get"]
+
+
+def backend_get(name: str = "auto") -> SandboxBackend:
+    if name == "local":
+        from .local import LocalBackend
+
+        return LocalBackend()
+    if name == "docker":
+        from .docker import DockerBackend
+
+        return DockerBackend()
+    if name == "auto":
+        from .docker import DockerBackend
+
+        if DockerBackend.available():
+            return DockerBackend()
+        from .local import LocalBackend
+
+        return LocalBackend()
+    raise ValueError(f"unknown sandbox backend {name!r}: choose auto, docker or local")

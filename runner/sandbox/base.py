@@ -65,3 +65,14 @@ class SandboxBackend(Protocol):
     def cleanup_strays(self) -> int:
         """Remove sandboxes left behind by a dead worker; returns how many were removed."""
         ...
+
+
+def setting(name: str, default: Any) -> Any:
+    """A Django setting when Django is configured (the worker), else the default, so backends
+    also run from plain scripts (benchmarks)."""
+    try:
+        from django.conf import settings
+
+        return getattr(settings, name, default)
+    except Exception:  # ImproperlyConfigured, or Django missing
+        return default

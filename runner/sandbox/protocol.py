@@ -1,0 +1,341 @@
+"""The worker's side of the output protocol, shared by every backend.
+
+The sandbox's stdout carries JSON lines from the harness (runner/sandbox/harness.py), but the
+learner's code can write to that fd too, so nothing on it is trusted: each line is checked for
+shape and size, anything else becomes stderr text, and the limits (output cap, wall deadline) are
+enforced here, by killing the sandbox, whatever the harness did.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+
+from .base import Event, EventSink, Limits, RunRequest, RunResult
+
+OUTPUT_LIMIT_NOTICE = "\n[output limit {} reached: the run was stopped]\n"
+MAX_TEXT_PLAIN = 1000
+MAX_ENAME = 200
+MAX_EVALUE = 10_000
+MAX_TRACEBACK_LINES = 200
+MAX_MESSAGE = 2000
+STDERR_TAIL = 4000
+
+
+def request_payload(request: RunRequest, *, address_space: bool) -> bytes:
+    """What the harness reads on stdin. `address_space`: the harness also caps its address space
+    at the memory limit (where no cgroup does it; never with a GPU, whose driver maps far more)."""
+    limits = request.limits
+    harness_limits = {
+        "output_bytes": limits.output_bytes,
+        "images": limits.images,
+        "image_bytes": limits.image_bytes,
+        "pids": limits.pids,
+    }
+    if address_space:
+        harness_limits["address_space"] = limits.memory_bytes
+    return json.dumps({"code": request.code, "check": request.check_code, "limits": harness_limits}).encode()
+
+
+def size_words(n: float) -> str:
+    """2147483648 -> "2 GiB", 1048576 -> "1 MiB", 20.0 -> "20"."""
+    for unit, size in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
+        if n >= size:
+            return f"{n / size:g} {unit}"
+    return f"{n:g} B"
+
+
+def limit_reason(limits: Limits, which: str) -> str:
+    return {
+        "wall": f"time limit {limits.wall_s:g} s",
+        "output": f"output limit {size_words(limits.output_bytes)}",
+        "memory": f"memory limit {size_words(limits.memory_bytes)}",
+        "pids": f"process limit {limits.pids}",
+        "file_size": f"file size limit {size_words(limits.file_size_bytes)}",
+        "tmp": f"tmp space limit {size_words(limits.tmp_bytes)}",
+        "open_files": f"open files limit {limits.open_files}",
+    }[which]
+
+
+class Collector:
+    """Turns raw sandbox stdout into validated events, counting output against the cap."""
+
+    def __init__(self, limits: Limits, on_event: EventSink):
+        self.limits = limits
+        self.on_event = on_event
+        self.ready = False
+        self.output_full = False
+        self.output_bytes = 0
+        self.raw_bytes = 0
+        self.images = 0
+        self.events = 0
+        self.error: Event | None = None
+        self.check: Event | None = None
+        self._partial = bytearray()
+        self._discarding = False
+        self._lock = threading.Lock()
+        # JSON escaping can grow text up to six-fold; images add their base64 size.
+        self.max_line = int(limits.image_bytes * 4 / 3) + 64 * 1024
+        self.max_raw = 6 * limits.output_bytes + limits.images * self.max_line + 1024**2
+
+    # -- input --------------------------------------------------------------------------------
+    def feed(self, data: bytes) -> None:
+        with self._lock:
+            if self.output_full:
+                return
+            self.raw_bytes += len(data)
+            if self.raw_bytes > self.max_raw:
+                self._stop_for_output()
+                return
+            start = 0
+            while not self.output_full:
+                end = data.find(b"\n", start)
+                if end < 0:
+                    self._keep(data[start:])
+                    return
+                self._keep(data[start:end])
+                if self._discarding:
+                    self._discarding = False
+                else:
+                    self._line(bytes(self._partial))
+                self._partial.clear()
+                start = end + 1
+
+    def finish(self) -> None:
+        """The stream ended: the last unterminated line, then the check result."""
+        with self._lock:
+            if self._partial and not self.output_full and not self._discarding:
+                self._line(bytes(self._partial))
+            self._partial.clear()
+            if self.check is not None and not self.output_full:
+                self._emit(self.check)
+
+    def _keep(self, piece: bytes) -> None:
+        if self._discarding:
+            return
+        room = self.max_line - len(self._partial)
+        if len(piece) <= room:
+            self._partial += piece
+            return
+        # An overlong line is not ours: what fits goes out as text, the rest counts as output.
+        self._partial += piece[:room]
+        self._line(bytes(self._partial))
+        self._partial.clear()
+        self._discarding = True
+        self._count(len(piece) - room)
+
+    # -- one line -----------------------------------------------------------------------------
+    def _line(self, raw: bytes) -> None:
+        if not raw:
+            return
+        event = self._parse(raw)
+        if event is None:
+            self._stream("stderr", raw.decode("utf-8", "replace") + "\n")
+            return
+        kind = event["type"]
+        if kind == "ready":
+            self.ready = True
+        elif kind == "stream":
+            self._stream(event["name"], event["text"])
+        elif kind == "display":
+            if self.images < self.limits.images:
+                self.images += 1
+                self._emit(event)
+        elif kind == "error":
+            if self.error is None:
+                self.error = event
+            self._emit(event)
+        elif kind == "check":
+            # Held back until the end: the last check the harness sends is the one that counts.
+            self.check = event
+
+    def _parse(self, raw: bytes) -> Event | None:
+        try:
+            obj = json.loads(raw)
+        except (ValueError, UnicodeDecodeError, RecursionError):
+            return None
+        if not isinstance(obj, dict):
+            return None
+        kind = obj.get("type")
+        if kind == "ready" and len(obj) == 1:
+            return {"type": "ready"}
+        if kind == "stream":
+            if obj.get("name") in ("stdout", "stderr") and isinstance(obj.get("text"), str):
+                return {"type": "stream", "name": obj["name"], "text": obj["text"]}
+            return None
+        if kind == "display":
+            return self._display(obj.get("data"))
+        if kind == "error":
+            ename, evalue, tb = obj.get("ename"), obj.get("evalue"), obj.get("traceback")
+            if not (isinstance(ename, str) and isinstance(evalue, str) and isinstance(tb, list)):
+                return None
+            if not all(isinstance(line, str) for line in tb):
+                return None
+            return {
+                "type": "error",
+                "ename": ename[:MAX_ENAME],
+                "evalue": evalue[:MAX_EVALUE],
+                "traceback": [line[:MAX_EVALUE] for line in tb[-MAX_TRACEBACK_LINES:]],
+            }
+        if kind == "check":
+            if isinstance(obj.get("passed"), bool) and isinstance(obj.get("message"), str):
+                return {"type": "check", "passed": obj["passed"], "message": obj["message"][:MAX_MESSAGE]}
+            return None
+        return None
+
+    def _display(self, data) -> Event | None:
+        if not isinstance(data, dict):
+            return None
+        png, text = data.get("image/png"), data.get("text/plain", "")
+        if not isinstance(png, str) or not isinstance(text, str):
+            return None
+        if len(png) > self.limits.image_bytes * 4 / 3 + 4:
+            return None
+        try:
+            head = base64.b64decode(png[:12], validate=True)
+        except (binascii.Error, ValueError):
+            return None
+        if not head.startswith(b"\x89PNG") or not re.fullmatch(r"[A-Za-z0-9+/=]*", png):
+            return None
+        return {"type": "display", "data": {"image/png": png, "text/plain": text[:MAX_TEXT_PLAIN]}}
+
+    # -- output -------------------------------------------------------------------------------
+    def _stream(self, name: str, text: str) -> None:
+        if not text:
+            return
+        size = len(text.encode("utf-8", "surrogatepass"))
+        left = self.limits.output_bytes - self.output_bytes
+        if size >= left:
+            text = text.encode("utf-8", "surrogatepass")[:left].decode("utf-8", "ignore")
+            if text:
+                self._emit({"type": "stream", "name": name, "text": text})
+            self._stop_for_output()
+            return
+        self.output_bytes += size
+        self._emit({"type": "stream", "name": name, "text": text})
+
+    def _count(self, size: int) -> None:
+        self.output_bytes += size
+        if self.output_bytes >= self.limits.output_bytes:
+            self._stop_for_output()
+
+    def _stop_for_output(self) -> None:
+        if self.output_full:
+            return
+        self.output_full = True
+        self.output_bytes = self.limits.output_bytes
+        notice = OUTPUT_LIMIT_NOTICE.format(size_words(self.limits.output_bytes))
+        self._emit({"type": "stream", "name": "stderr", "text": notice})
+
+    def _emit(self, event: Event) -> None:
+        self.events += 1
+        self.on_event(event)
+
+
+def supervise(
+    *, read: Callable[[], bytes], kill: Callable[[], None], limits: Limits, on_event: EventSink, started: float
+) -> tuple[Collector, bool]:
+    """Reads the sandbox's stdout until it closes, killing the sandbox when the output cap or the
+    wall deadline (counted from `started`, a time.monotonic()) is passed. Returns the collector
+    and whether the deadline was hit."""
+    collector = Collector(limits, on_event)
+    killed = threading.Event()
+
+    def kill_once() -> None:
+        if not killed.is_set():
+            killed.set()
+            kill()
+
+    def reader() -> None:
+        while True:
+            try:
+                data = read()
+            except (OSError, ValueError):
+                data = b""
+            if not data:
+                return
+            collector.feed(data)
+            if collector.output_full:
+                kill_once()
+                return
+
+    thread = threading.Thread(target=reader, name="sandbox-reader", daemon=True)
+    thread.start()
+    thread.join(timeout=max(0.0, started + limits.wall_s - time.monotonic()))
+    timed_out = thread.is_alive()
+    if timed_out:
+        kill_once()
+        thread.join(timeout=10)
+    collector.finish()
+    return collector, timed_out and not collector.output_full
+
+
+ERROR_LIMITS = (
+    # (exception names, words in its message, the limit it means)
+    (("MemoryError", "_ArrayMemoryError", "OutOfMemoryError"), "", "memory"),
+    (("RuntimeError",), "can't allocate memory", "memory"),
+    (("RuntimeError",), "can't start new thread", "pids"),
+    (("BlockingIOError", "OSError", "PermissionError"), "Resource temporarily unavailable", "pids"),
+    (("OSError",), "File too large", "file_size"),
+    (("OSError",), "No space left on device", "tmp"),
+    (("OSError",), "Too many open files", "open_files"),
+)
+
+
+def error_limit(error: Event | None) -> str | None:
+    """The limit an exception from the learner's code points to, if any."""
+    if error is None:
+        return None
+    for names, words, which in ERROR_LIMITS:
+        if error["ename"] in names and words in error["evalue"]:
+            return which
+    return None
+
+
+def run_result(
+    *,
+    collector: Collector,
+    exit_code: int | None,
+    timed_out: bool,
+    oom_killed: bool,
+    limits: Limits,
+    started: float,
+    stderr_tail: str = "",
+    details: dict | None = None,
+) -> RunResult:
+    """One rule for every backend: what status and reason a finished sandbox gets."""
+    duration_ms = int((time.monotonic() - started) * 1000)
+    details = dict(details or {})
+
+    def result(status: str, reason: str = "") -> RunResult:
+        return RunResult(status=status, exit_code=exit_code, reason=reason, duration_ms=duration_ms, details=details)
+
+    if timed_out:
+        return result("timed_out", limit_reason(limits, "wall"))
+    if collector.output_full:
+        return result("failed", limit_reason(limits, "output"))
+    if oom_killed:
+        return result("failed", limit_reason(limits, "memory"))
+    if not collector.ready:
+        tail = stderr_tail.strip()[-STDERR_TAIL:]
+        if tail:
+            details["stderr"] = tail
+        return result("error", f"the sandbox stopped before the program started (exit code {exit_code})")
+    if exit_code == 0:
+        return result("succeeded")
+    which = error_limit(collector.error)
+    if which:
+        return result("failed", limit_reason(limits, which))
+    if collector.error is not None:
+        return result("failed", f"the program raised {collector.error['ename']}")
+    if exit_code is not None and (exit_code < 0 or exit_code > 128):
+        sig = -exit_code if exit_code < 0 else exit_code - 128
+        return result("failed", f"the program was killed by signal {sig}")
+    if collector.events == 0:
+        return result("failed", f"the program exited with code {exit_code} before printing anything")
+    return result("failed", f"the program exited with code {exit_code}")
