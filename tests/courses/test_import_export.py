@@ -385,3 +385,17 @@ def test_it_exits_non_zero_with_the_message_and_writes_nothing(course_dir):
     assert Course.objects.count() == 0
     assert unknown.returncode != 0
     assert "no course with the slug 'no-such-course'" in unknown.stderr
+
+
+def test_it_round_trips_the_demo_course(tmp_path):
+    demo = ROOT / "courses" / "content" / "transformers"
+
+    report = course_import(path=demo)
+    before = db_snapshot()
+    course_export(course=report.course, path=tmp_path / "demo")
+    again = course_import(path=tmp_path / "demo")
+
+    assert report.created["chapter"] == 10
+    assert report.created["glossary term"] == 37
+    assert not again.changed
+    assert db_snapshot() == before
