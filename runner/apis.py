@@ -47,6 +47,7 @@ class BrokerUnavailableError(exceptions.APIException):
 
 class RunOutputSerializer(serializers.ModelSerializer):
     exercise = serializers.IntegerField(source="exercise_id")
+    outputs = serializers.JSONField(help_text="Output events in order (DESIGN.md, output protocol).")
 
     class Meta:
         model = Run

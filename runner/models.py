@@ -4,6 +4,7 @@ The row is the record (Celery keeps no results): the worker appends output event
 arrive, keeps `heartbeat_at` fresh while the sandbox runs, and writes the terminal status last.
 """
 
+import json
 import uuid
 
 from django.conf import settings
@@ -11,6 +12,25 @@ from django.db import models
 from django.utils import timezone
 
 from courses.models import Exercise
+
+
+class EventListField(models.TextField):
+    """A list of events kept as JSON text. Not jsonb: PostgreSQL's jsonb (and text) cannot hold a
+    NUL character, and a learner's program may print one; as JSON text it is the escape \\u0000."""
+
+    def from_db_value(self, value, expression, connection):
+        return [] if value in (None, "") else json.loads(value)
+
+    def to_python(self, value):
+        if isinstance(value, list):
+            return value
+        return [] if value in (None, "") else json.loads(value)
+
+    def get_prep_value(self, value):
+        return json.dumps(value if value is not None else [])
+
+    def value_to_string(self, obj):
+        return self.get_prep_value(self.value_from_object(obj))
 
 
 class Run(models.Model):
@@ -37,7 +57,7 @@ class Run(models.Model):
     queue = models.CharField(max_length=8, choices=Queue.choices, default=Queue.CPU)
     # Output events in the order they arrived (DESIGN.md, output protocol); the terminal status is
     # not one of them: it lives in the fields below.
-    outputs = models.JSONField(default=list, blank=True)
+    outputs = EventListField(default=list, blank=True)
     stdout = models.TextField(blank=True, help_text="The stdout stream events joined, capped.")
     stderr = models.TextField(blank=True, help_text="The stderr stream events joined, capped.")
     exit_code = models.IntegerField(null=True, blank=True)

@@ -230,9 +230,14 @@ def _run_finish(
 
 
 def _clean_text(value: str) -> str:
-    # PostgreSQL text and jsonb refuse NUL, and UTF-8 refuses lone surrogates; a learner's program
-    # may print either, and its output must still be stored.
-    return value.replace("\x00", "\ufffd").encode("utf-8", "replace").decode("utf-8")
+    # UTF-8 refuses lone surrogates, and the API answers UTF-8 (NUL is fine: events are stored as
+    # JSON text, see EventListField).
+    return value.encode("utf-8", "replace").decode("utf-8")
+
+
+def _column_text(value: str) -> str:
+    # PostgreSQL text columns refuse NUL; the stdout/stderr copies show it as U+FFFD.
+    return value.replace("\x00", "\ufffd")
 
 
 def _clean(value):
@@ -334,7 +339,10 @@ class _RunRecorder:
                     self.stdout = (self.stdout + event["text"])[:cap]
         # The row first, then the news: a listener that reads the row after a message finds it.
         Run.objects.filter(pk=self.run_id).update(
-            outputs=self.events, stdout=self.stdout, stderr=self.stderr, heartbeat_at=timezone.now()
+            outputs=self.events,
+            stdout=_column_text(self.stdout),
+            stderr=_column_text(self.stderr),
+            heartbeat_at=timezone.now(),
         )
         for offset, event in enumerate(batch):
             events.run_event_publish(run_id=self.run_id, seq=first + offset, event=event)
