@@ -1,13 +1,258 @@
-"""The `docker` backend (placeholder until the container backend lands)."""
+"""The `docker` backend: one fresh container of the sandbox image per run (runner/image/).
+
+Every limit is a container setting (no network, read-only root, a size-capped tmpfs, memory
+without swap, one CPU, a pids cap, ulimits, no capabilities, no new privileges, uid 65534). The
+program goes in on the container's stdin through the attach socket (never `docker exec`), the
+output comes back on the same socket, and the worker enforces the wall deadline and the output
+cap by killing the container, which is always removed afterwards. Labels let the sweeper and a
+starting worker remove containers a dead worker left behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import socket
+import struct
+import time
+from datetime import UTC, datetime
+
+import docker
+from docker.errors import DockerException, ImageNotFound, NotFound
+from docker.types import DeviceRequest, LogConfig, Ulimit
+
+from .base import EventSink, Limits, RunRequest, RunResult, setting
+from .protocol import STDERR_TAIL, request_payload, run_result, supervise
+
+logger = logging.getLogger(__name__)
+
+IMAGE_DEFAULT = "easycompilers-sandbox:latest"
+LABEL_SANDBOX = "easycompilers.sandbox"
+LABEL_RUN = "easycompilers.run"
+SANDBOX_TMP = "/tmp"  # noqa: S108 - the container's own private tmpfs
+ENVIRONMENT = {
+    "HOME": SANDBOX_TMP,
+    "LANG": "C.UTF-8",
+    "MPLBACKEND": "Agg",
+    "MPLCONFIGDIR": SANDBOX_TMP,
+    "OMP_NUM_THREADS": "1",
+    "PATH": "/opt/venv/bin:/usr/local/bin:/usr/bin:/bin",
+}
+# A stray is a sandbox container older than the longest run could last, plus a margin.
+STRAY_AGE_S = Limits.WALL_CAP_S + 60
 
 
 class DockerBackend:
     name = "docker"
 
+    def __init__(self, *, image: str | None = None, gpu: bool | None = None, client=None):
+        self.image = image or setting("RUNNER_DOCKER_IMAGE", IMAGE_DEFAULT)
+        # Whether this worker serves GPU runs (its `gpu` queue); a GPU run elsewhere gets none.
+        self.gpu = setting("RUNNER_GPU", False) if gpu is None else gpu
+        self._client = client
+
+    @property
+    def client(self):
+        if self._client is None:
+            self._client = docker.from_env(timeout=30)
+        return self._client
+
+    # -- availability -------------------------------------------------------------------------
     @classmethod
-    def unavailable_reason(cls) -> str:
-        return "the docker backend is not built yet"
+    def unavailable_reason(cls, image: str | None = None) -> str:
+        """Empty when an engine answers and the sandbox image exists; else what is missing."""
+        image = image or setting("RUNNER_DOCKER_IMAGE", IMAGE_DEFAULT)
+        try:
+            client = docker.from_env(timeout=5)
+            client.ping()
+        except DockerException as e:
+            return f"no Docker engine answers: {e}"
+        try:
+            client.images.get(image)
+        except ImageNotFound:
+            return f"the sandbox image {image} is missing: run `bash runner/image/build.sh`"
+        except DockerException as e:
+            return f"the Docker engine could not be asked for {image}: {e}"
+        finally:
+            client.close()
+        return ""
 
     @classmethod
     def available(cls) -> bool:
         return not cls.unavailable_reason()
+
+    # -- the container ------------------------------------------------------------------------
+    def container_config(self, request: RunRequest) -> dict:
+        """The keyword arguments for `containers.create`: every limit of the run."""
+        limits = request.limits
+        config = {
+            "image": self.image,
+            "stdin_open": True,
+            "stdin_once": True,
+            "tty": False,
+            "detach": True,
+            "network_mode": "none",
+            "read_only": True,
+            "tmpfs": {SANDBOX_TMP: f"size={limits.tmp_bytes},mode=1777"},
+            "mem_limit": limits.memory_bytes,
+            "memswap_limit": limits.memory_bytes,
+            "nano_cpus": int(limits.cpus * 1e9),
+            "pids_limit": limits.pids,
+            "ulimits": [
+                Ulimit(name="nofile", soft=limits.open_files, hard=limits.open_files),
+                Ulimit(name="fsize", soft=limits.file_size_bytes, hard=limits.file_size_bytes),
+                Ulimit(name="core", soft=0, hard=0),
+            ],
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "user": "65534:65534",
+            "working_dir": SANDBOX_TMP,
+            "hostname": "sandbox",
+            "environment": dict(ENVIRONMENT),
+            "labels": {LABEL_RUN: request.run_id, LABEL_SANDBOX: "1"},
+            # Output goes to the worker over the attach socket only, never to disk on the host.
+            "log_config": LogConfig(type=LogConfig.types.NONE),
+        }
+        if request.gpu and self.gpu:
+            # All GPUs of the worker's machine; CUDA stays uninitialised until the program uses it.
+            config["device_requests"] = [DeviceRequest(count=-1, capabilities=[["gpu"]])]
+        return config
+
+    def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        limits = request.limits
+        try:
+            container = self.client.containers.create(**self.container_config(request))
+        except DockerException as e:
+            return RunResult(status="error", reason=f"the sandbox container could not be created: {e}")
+        started = time.monotonic()
+        frames = None
+        try:
+            try:
+                sock = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+                raw = sock._sock
+                container.start()
+                raw.sendall(request_payload(request, address_space=False))
+                # Half-close: with stdin_once the container's stdin then ends, and the harness runs.
+                raw.shutdown(socket.SHUT_WR)
+            except (DockerException, OSError) as e:
+                return RunResult(
+                    status="error",
+                    reason=f"the sandbox container could not start: {e}",
+                    duration_ms=int((time.monotonic() - started) * 1000),
+                    details={"backend": self.name, "container": container.short_id},
+                )
+            frames = Frames(raw)
+
+            def kill() -> None:
+                with contextlib.suppress(DockerException):  # already gone
+                    container.kill()
+
+            collector, timed_out = supervise(
+                read=frames.read_stdout, kill=kill, limits=limits, on_event=on_event, started=started
+            )
+            exit_code, oom_killed = self._finish(container)
+        finally:
+            if frames is not None:
+                frames.close()
+            try:
+                container.remove(force=True)
+            except NotFound:
+                pass
+            except DockerException:
+                logger.exception("could not remove sandbox container %s; the sweeper will", container.short_id)
+        return run_result(
+            collector=collector,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            oom_killed=oom_killed,
+            limits=limits,
+            started=started,
+            stderr_tail=frames.stderr_text(),
+            details={"backend": self.name, "warm": False, "container": container.short_id},
+        )
+
+    def _finish(self, container) -> tuple[int | None, bool]:
+        try:
+            status = container.wait(timeout=10)
+            container.reload()
+        except Exception:  # the engine's timeout surfaces as a requests error
+            try:
+                container.kill()
+                status = container.wait(timeout=10)
+                container.reload()
+            except Exception:
+                logger.exception("sandbox container %s did not stop", container.short_id)
+                return None, False
+        return status.get("StatusCode"), bool(container.attrs.get("State", {}).get("OOMKilled"))
+
+    # -- strays -------------------------------------------------------------------------------
+    def cleanup_strays(self, *, max_age_s: float = STRAY_AGE_S) -> int:
+        """Removes sandbox containers older than any run could last (a dead worker's)."""
+        removed = 0
+        now = datetime.now(UTC)
+        try:
+            containers = self.client.containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}=1"})
+        except DockerException:
+            logger.exception("could not list sandbox containers")
+            return 0
+        for container in containers:
+            created = _parse_created(container.attrs.get("Created", ""))
+            if created is not None and (now - created).total_seconds() < max_age_s:
+                continue
+            try:
+                container.remove(force=True)
+                removed += 1
+            except NotFound:
+                pass
+            except DockerException:
+                logger.exception("could not remove stray sandbox %s", container.short_id)
+        return removed
+
+
+def _parse_created(value: str) -> datetime | None:
+    # Docker writes nanoseconds ("2025-01-02T03:04:05.123456789Z"); Python takes microseconds.
+    try:
+        head, _, frac = value.rstrip("Z").partition(".")
+        return datetime.fromisoformat(f"{head}.{(frac or '0')[:6]}+00:00")
+    except ValueError:
+        return None
+
+
+class Frames:
+    """Reads Docker's multiplexed attach stream: 8-byte headers (stream, size), then the data."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.stderr = bytearray()
+
+    def _exact(self, n: int) -> bytes:
+        buf = bytearray()
+        while len(buf) < n:
+            chunk = self.sock.recv(n - len(buf))
+            if not chunk:
+                return b""
+            buf += chunk
+        return bytes(buf)
+
+    def read_stdout(self) -> bytes:
+        """The next piece of the container's stdout; b"" when the stream ends."""
+        while True:
+            header = self._exact(8)
+            if not header:
+                return b""
+            kind, size = header[0], struct.unpack(">I", header[4:])[0]
+            # Large frames are read in pieces through the same loop.
+            data = self._exact(size) if size else b""
+            if size and not data:
+                return b""
+            if kind == 1:
+                return data
+            if kind == 2 and len(self.stderr) < STDERR_TAIL * 4:
+                self.stderr += data[: STDERR_TAIL * 4]
+
+    def stderr_text(self) -> str:
+        return bytes(self.stderr).decode("utf-8", "replace")
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.close()

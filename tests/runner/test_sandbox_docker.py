@@ -1,0 +1,55 @@
+"""The docker backend's container settings, and what it leaves behind."""
+
+import contextlib
+
+import docker
+import pytest
+
+from runner.sandbox.base import Limits, RunRequest
+from runner.sandbox.docker import LABEL_SANDBOX, DockerBackend
+
+
+def test_it_sets_every_limit_on_the_container():
+    config = DockerBackend(image="img", gpu=False, client=object()).container_config(
+        RunRequest(run_id="r1", code="print(1)")
+    )
+    assert config["network_mode"] == "none" and config["read_only"] is True
+    assert config["tmpfs"] == {"/tmp": "size=67108864,mode=1777"}
+    assert config["mem_limit"] == config["memswap_limit"] == 2 * 1024**3
+    assert config["nano_cpus"] == 1_000_000_000 and config["pids_limit"] == 64
+    ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in config["ulimits"]}
+    assert ulimits["nofile"] == (256, 256) and ulimits["fsize"] == (10 * 1024**2,) * 2
+    assert config["cap_drop"] == ["ALL"] and config["security_opt"] == ["no-new-privileges"]
+    assert config["user"] == "65534:65534"
+    assert config["labels"] == {"easycompilers.run": "r1", LABEL_SANDBOX: "1"}
+    assert not any(k in config["environment"] for k in ("SECRET_KEY", "DATABASE_URL", "REDIS_URL"))
+    assert "device_requests" not in config
+
+
+def test_it_asks_for_gpus_only_on_a_gpu_worker_for_a_gpu_run():
+    # A stand-in for a GPU: no GPU exists here, so this checks the container settings that a GPU
+    # worker would send, not a run on a GPU.
+    gpu_run = RunRequest(run_id="g", code="", gpu=True, limits=Limits(wall_s=40))
+    on_gpu_worker = DockerBackend(image="img", gpu=True, client=object()).container_config(gpu_run)
+    (request,) = on_gpu_worker["device_requests"]
+    assert request["Count"] == -1 and request["Capabilities"] == [["gpu"]]
+    on_cpu_worker = DockerBackend(image="img", gpu=False, client=object()).container_config(gpu_run)
+    assert "device_requests" not in on_cpu_worker
+
+
+@pytest.mark.services
+def test_it_removes_strays_and_its_own_containers(docker_backend, run_code):
+    client = docker.from_env()
+    run_code(docker_backend, "print('x')", wall_s=10)
+    assert client.containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}=1"}) == []
+    stray = client.containers.create(
+        docker_backend.image, labels={LABEL_SANDBOX: "1"}, network_mode="none", entrypoint=["true"]
+    )
+    try:
+        assert docker_backend.cleanup_strays(max_age_s=3600) == 0
+        assert docker_backend.cleanup_strays(max_age_s=0) == 1
+        with pytest.raises(docker.errors.NotFound):
+            client.containers.get(stray.id)
+    finally:
+        with contextlib.suppress(docker.errors.NotFound):
+            stray.remove(force=True)

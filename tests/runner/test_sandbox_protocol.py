@@ -1,0 +1,118 @@
+"""The worker's side of the output protocol: what it accepts from a sandbox's stdout, and the
+status and reason it gives. No sandbox needed: these feed bytes straight in."""
+
+import base64
+import json
+import time
+
+from runner.sandbox.base import Limits
+from runner.sandbox.protocol import Collector, run_result
+
+PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
+
+
+def collect(*lines, limits=None):
+    events = []
+    collector = Collector(limits or Limits(), events.append)
+    for line in lines:
+        collector.feed(line if isinstance(line, bytes) else (json.dumps(line) + "\n").encode())
+    collector.finish()
+    return collector, events
+
+
+def result(collector, exit_code=0, **kw):
+    return run_result(
+        collector=collector,
+        exit_code=exit_code,
+        timed_out=kw.pop("timed_out", False),
+        oom_killed=kw.pop("oom_killed", False),
+        limits=kw.pop("limits", Limits()),
+        started=time.monotonic(),
+        **kw,
+    )
+
+
+def test_it_passes_well_formed_events_through():
+    collector, events = collect(
+        {"type": "ready"},
+        {"type": "stream", "name": "stdout", "text": "hi\n"},
+        {"type": "display", "data": {"image/png": PNG, "text/plain": "<Figure>"}},
+        {"type": "error", "ename": "ValueError", "evalue": "v", "traceback": ["a", "b"]},
+    )
+    assert [e["type"] for e in events] == ["stream", "display", "error"]
+    assert collector.ready
+
+
+def test_it_turns_garbage_and_forged_lines_into_stderr_text():
+    _, events = collect(
+        {"type": "ready"},
+        b"not json \xff\n",
+        {"type": "stream", "name": "evil", "text": "x"},
+        {"type": "display", "data": {"image/png": "bm90IGEgcG5n", "text/plain": ""}},
+        {"type": "check", "passed": "yes", "message": "m"},
+        [1, 2],
+    )
+    assert all(e == {"type": "stream", "name": "stderr", "text": e["text"]} for e in events)
+    assert events[0]["text"] == "not json \ufffd\n"
+
+
+def test_it_reports_only_the_last_check_at_the_end():
+    _, events = collect(
+        {"type": "ready"},
+        {"type": "check", "passed": True, "message": "forged"},
+        {"type": "stream", "name": "stdout", "text": "x"},
+        {"type": "check", "passed": False, "message": "real"},
+    )
+    assert events[-1] == {"type": "check", "passed": False, "message": "real"}
+    assert sum(e["type"] == "check" for e in events) == 1
+
+
+def test_it_stops_at_the_output_cap_and_says_so():
+    limits = Limits(output_bytes=1000)
+    chunk = {"type": "stream", "name": "stdout", "text": "y" * 300}
+    collector, events = collect({"type": "ready"}, *[chunk] * 5, limits=limits)
+    out = "".join(e["text"] for e in events if e["name"] == "stdout")
+    assert len(out) == 1000 and collector.output_full
+    assert "output limit 1000 B reached" in events[-1]["text"]
+    assert (result(collector, 1, limits=limits).status, result(collector, 1, limits=limits).reason) == (
+        "failed",
+        "output limit 1000 B",
+    )
+
+
+def test_it_counts_an_endless_line_against_the_cap():
+    collector, _ = collect({"type": "ready"}, b"z" * (8 * 1024**2), limits=Limits(output_bytes=1024**2))
+    assert collector.output_full
+
+
+def test_it_caps_images_per_run():
+    display = {"type": "display", "data": {"image/png": PNG, "text/plain": ""}}
+    _, events = collect({"type": "ready"}, *[display] * 7)
+    assert len(events) == 5
+
+
+def test_it_calls_a_sandbox_that_never_started_our_error():
+    collector, _ = collect()
+    r = result(collector, 3, stderr_tail="bwrap: something broke")
+    assert r.status == "error" and "exit code 3" in r.reason
+    assert r.details["stderr"] == "bwrap: something broke"
+
+
+def test_it_names_the_limit_behind_an_exception():
+    cases = {
+        ("MemoryError", ""): "memory limit 2 GiB",
+        ("BlockingIOError", "[Errno 11] Resource temporarily unavailable"): "process limit 64",
+        ("OSError", "[Errno 27] File too large"): "file size limit 10 MiB",
+        ("OSError", "[Errno 28] No space left on device"): "tmp space limit 64 MiB",
+        ("ValueError", "bad"): "the program raised ValueError",
+    }
+    for (ename, evalue), reason in cases.items():
+        collector, _ = collect({"type": "ready"}, {"type": "error", "ename": ename, "evalue": evalue, "traceback": []})
+        assert result(collector, 1).reason == reason
+
+
+def test_it_gives_timeouts_and_oom_kills_their_reasons():
+    collector, _ = collect({"type": "ready"})
+    assert result(collector, 137, timed_out=True).reason == "time limit 20 s"
+    assert result(collector, 137, oom_killed=True).reason == "memory limit 2 GiB"
+    assert result(collector, 0).status == "succeeded"
