@@ -132,7 +132,9 @@ class _GlossaryInline(InlineProcessor):
         self.state = state
 
     def handleMatch(self, m, data):
-        shown, name = m.group(1).strip(), (m.group(2) or m.group(1)).strip()
+        # A reference may wrap across lines in the source: "[[residual\nstream]]".
+        shown = " ".join(m.group(1).split())
+        name = " ".join((m.group(2) or m.group(1)).split())
         term = self.state.glossary.get(name.lower())
         if term is None:
             return AtomicString(shown), m.start(0), m.end(0)
@@ -199,7 +201,7 @@ class _ReadingExtension(Extension):
             _MathInline(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<!\s)\$", md, display=False), "math", 185
         )
         md.inlinePatterns.register(
-            _GlossaryInline(r"\[\[([^\[\]|\n]+?)(?:\|([^\[\]|\n]+?))?\]\]", md, state=self.state), "glossary", 175
+            _GlossaryInline(r"\[\[([^\[\]|]+?)(?:\|([^\[\]|]+?))?\]\]", md, state=self.state), "glossary", 175
         )
         md.treeprocessors.register(_DemoteHeadings(md), "demote_headings", 1)
 

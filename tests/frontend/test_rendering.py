@@ -58,6 +58,12 @@ def test_it_turns_glossary_references_into_popover_buttons():
     assert '<strong class="term-name">key axis</strong>' in html
 
 
+def test_it_reads_a_reference_that_wraps_across_lines():
+    html = markdown_render(text="The [[key\naxis]] and [[the\nwidth|key\naxis]].", glossary=GLOSSARY)
+    assert '<button class="term" popovertarget="t-1" type="button">key axis</button>' in html
+    assert '<button class="term" popovertarget="t-2" type="button">the width</button>' in html
+
+
 def test_it_matches_terms_ignoring_case_and_leaves_unknown_terms_as_text():
     assert 'popovertarget="t-1"' in markdown_render(text="[[SoftMax]]", glossary=GLOSSARY)
     html = markdown_render(text="An [[unheard of]] word and [[shown|missing]].", glossary=GLOSSARY)
