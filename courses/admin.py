@@ -31,45 +31,6 @@ def chapter_preview_url(chapter_id: int) -> str:
         return f"/preview/chapters/{chapter_id}/"
 
 
-class AuthorAdmin(admin.ModelAdmin):
-    """Admins (role admin, always staff) author all course content; Django's per-model
-    permissions still grant it to other staff where a deployment wants that."""
-
-    @staticmethod
-    def _is_author(request) -> bool:
-        user = request.user
-        return bool(user.is_active and user.is_staff and getattr(user, "role", None) == "admin")
-
-    def has_module_permission(self, request):
-        return self._is_author(request) or super().has_module_permission(request)
-
-    def has_view_permission(self, request, obj=None):
-        return self._is_author(request) or super().has_view_permission(request, obj)
-
-    def has_add_permission(self, request):
-        return self._is_author(request) or super().has_add_permission(request)
-
-    def has_change_permission(self, request, obj=None):
-        return self._is_author(request) or super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return self._is_author(request) or super().has_delete_permission(request, obj)
-
-
-class AuthorInlineMixin:
-    def has_view_permission(self, request, obj=None):
-        return AuthorAdmin._is_author(request) or super().has_view_permission(request, obj)
-
-    def has_add_permission(self, request, obj):
-        return AuthorAdmin._is_author(request) or super().has_add_permission(request, obj)
-
-    def has_change_permission(self, request, obj=None):
-        return AuthorAdmin._is_author(request) or super().has_change_permission(request, obj)
-
-    def has_delete_permission(self, request, obj=None):
-        return AuthorAdmin._is_author(request) or super().has_delete_permission(request, obj)
-
-
 def _save_formset_in_safe_order(formset) -> list:
     """Save an inline formset so the database constraints hold after every write: deletions
     first, rows whose position changes parked, wrong choices before the correct one."""
@@ -90,7 +51,7 @@ def _save_formset_in_safe_order(formset) -> list:
 
 
 @admin.register(Course)
-class CourseAdmin(AuthorAdmin):
+class CourseAdmin(admin.ModelAdmin):
     list_display = ("title", "slug", "level", "published", "chapter_count", "updated_at")
     list_filter = ("published", "level", "instructors")
     search_fields = ("title", "slug", "summary")
@@ -151,7 +112,7 @@ class ExerciseFormSet(BaseInlineFormSet):
             raise ValidationError(problems)
 
 
-class ExerciseInline(AuthorInlineMixin, admin.StackedInline):
+class ExerciseInline(admin.StackedInline):
     model = Exercise
     formset = ExerciseFormSet
     extra = 0
@@ -168,7 +129,7 @@ class ExerciseInline(AuthorInlineMixin, admin.StackedInline):
     ordering = ("position",)
 
 
-class QuestionInline(AuthorInlineMixin, admin.TabularInline):
+class QuestionInline(admin.TabularInline):
     model = Question
     extra = 0
     fields = ("position", "prompt", "choice_count")
@@ -182,7 +143,7 @@ class QuestionInline(AuthorInlineMixin, admin.TabularInline):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(AuthorAdmin):
+class ChapterAdmin(admin.ModelAdmin):
     list_display = ("title", "course", "number", "published", "reading_minutes", "preview_link")
     list_display_links = ("title",)
     list_filter = ("course", "published")
@@ -259,7 +220,7 @@ class ChoiceFormSet(BaseInlineFormSet):
             raise ValidationError(problems)
 
 
-class ChoiceInline(AuthorInlineMixin, admin.TabularInline):
+class ChoiceInline(admin.TabularInline):
     model = Choice
     formset = ChoiceFormSet
     fields = ("position", "text", "is_correct", "explanation")
@@ -270,7 +231,7 @@ class ChoiceInline(AuthorInlineMixin, admin.TabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(AuthorAdmin):
+class QuestionAdmin(admin.ModelAdmin):
     list_display = ("short_prompt", "chapter", "position")
     list_filter = ("chapter__course", "chapter")
     list_select_related = ("chapter__course",)
@@ -295,7 +256,7 @@ class QuestionAdmin(AuthorAdmin):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(AuthorAdmin):
+class GlossaryTermAdmin(admin.ModelAdmin):
     list_display = ("term", "course", "short_definition")
     list_filter = ("course",)
     search_fields = ("term", "definition")

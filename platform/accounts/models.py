@@ -32,7 +32,9 @@ class User(AbstractUser):
         return self.role == self.Role.INSTRUCTOR
 
     def save(self, *args, **kwargs):
-        # An admin authors in the Django admin, so the role and the staff flag travel together.
+        # The role is the one source of truth for access: an admin authors everything in the
+        # Django admin, so the role carries the staff and superuser flags with it.
         if self.role == self.Role.ADMIN:
             self.is_staff = True
+            self.is_superuser = True
         super().save(*args, **kwargs)

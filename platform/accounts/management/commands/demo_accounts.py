@@ -25,7 +25,6 @@ class Command(BaseCommand):
         for username, password, role in DEMO_ACCOUNTS:
             user, _ = User.objects.get_or_create(username=username, defaults={"role": role})
             user.role = role
-            user.is_superuser = role == User.Role.ADMIN
             user.set_password(password)
             user.save()
             if role == User.Role.INSTRUCTOR:
