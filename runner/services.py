@@ -349,9 +349,11 @@ class _RunRecorder:
 
 
 def _sandbox_stop(*, backend, run_id: str) -> None:
+    """Ends a run's sandbox now, where the backend can (`stop(run_id)`); otherwise the sandbox
+    ends at its wall limit and the stray cleanup removes what is left."""
     stop = getattr(backend, "stop", None)
     if stop is None:
-        log.warning("backend %s cannot stop run %s early; it ends at its wall limit", backend.name, run_id)
+        log.warning("backend %s cannot stop run %s early", backend.name, run_id)
         return
     try:
         stop(run_id)
@@ -371,7 +373,11 @@ def run_sweep(*, stale_after_s: float | None = None, queued_max_s: float | None 
     ended = 0
     for run in selectors.run_list_stale(stale_after_s=stale_after_s, queued_max_s=queued_max_s):
         reason = REASON_WORKER_STOPPED if run.status == Run.Status.RUNNING else REASON_NEVER_STARTED
-        ended += _run_finish(run_id=run.pk, status=Run.Status.ERROR, reason=reason, from_status=(run.status,))
+        if _run_finish(run_id=run.pk, status=Run.Status.ERROR, reason=reason, from_status=(run.status,)):
+            ended += 1
+            if run.status == Run.Status.RUNNING:
+                # Its worker is gone, but its sandbox may still run (a container outlives a worker).
+                _sandbox_stop(backend=backend or run_backend(), run_id=str(run.pk))
     if ended:
         log.warning("sweeper ended %d runs", ended)
     run_sandboxes_cleanup(backend=backend)
@@ -384,9 +390,11 @@ def run_worker_started(*, worker: str) -> int:
     ended = 0
     if worker:
         for run_id in Run.objects.filter(status=Run.Status.RUNNING, worker=worker).values_list("pk", flat=True):
-            ended += _run_finish(
+            if _run_finish(
                 run_id=run_id, status=Run.Status.ERROR, reason=REASON_WORKER_LOST, from_status=(Run.Status.RUNNING,)
-            )
+            ):
+                ended += 1
+                _sandbox_stop(backend=run_backend(), run_id=str(run_id))
     run_sandboxes_cleanup()
     # The worker's main process keeps no database connection open while it waits for messages.
     connections.close_all()

@@ -9,11 +9,8 @@ from rest_framework.test import APIClient
 from accounts.services import user_create
 from courses.models import Chapter, Course, Exercise
 from runner.models import Run
-from tests.runner import worker
+from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 from tests.runner.worker import wait_for_run
-
-# Fixtures from the worker module, made visible to this module's tests.
-run_worker, make_learner, make_exercise = worker.run_worker, worker.make_learner, worker.make_exercise
 
 RUN_DETAIL_FIELDS = {
     "id",

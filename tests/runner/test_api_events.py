@@ -10,10 +10,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from runner.models import Run
-from tests.runner import worker
-
-run_worker, web_server = worker.run_worker, worker.web_server
-make_learner, make_exercise = worker.make_learner, worker.make_exercise
+from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 
 pytestmark = pytest.mark.services
 
@@ -88,7 +85,9 @@ def test_it_streams_a_runs_events_live_and_ends_with_the_status(run_worker, web_
 
 def test_it_resumes_after_the_last_event_id(run_worker, web_server, make_learner, make_exercise):
     token = Token.objects.create(user=make_learner()).key
-    run_id = submit(web_server, token, make_exercise(), "import sys\nprint('a')\nsys.stdout.flush()\nprint('b', file=sys.stderr)\n")
+    run_id = submit(
+        web_server, token, make_exercise(), "import sys\nprint('a')\nsys.stdout.flush()\nprint('b', file=sys.stderr)\n"
+    )
     with open_stream(web_server, token, run_id) as response:
         everything = sse_frames(response.iter_lines(decode_unicode=True))
 
@@ -122,7 +121,10 @@ def test_it_streams_from_the_record_without_redis(transactional_db, make_learner
         exercise=make_exercise(),
         status=Run.Status.SUCCEEDED,
         exit_code=0,
-        outputs=[{"type": "stream", "name": "stdout", "text": "hi\n"}, {"type": "check", "passed": True, "message": ""}],
+        outputs=[
+            {"type": "stream", "name": "stdout", "text": "hi\n"},
+            {"type": "check", "passed": True, "message": ""},
+        ],
         finished_at=timezone.now(),
         duration_ms=12,
     )

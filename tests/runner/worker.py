@@ -4,7 +4,7 @@ pytest-django creates the test database once per session; a test that needs a wo
 rows must commit them, so such tests use `transactional_db`. The processes get the test
 database's URL, the test settings and REDIS_URL through their environment.
 
-A test module makes the fixtures it uses visible by assigning them: `run_worker = worker.run_worker`.
+A test module makes the fixtures visible with `from tests.runner.worker import *  # noqa: F403`.
 """
 
 from __future__ import annotations
@@ -28,6 +28,17 @@ from accounts.models import User
 from accounts.services import user_create
 from courses.models import Chapter, Course, Exercise
 from tests.services import service_missing
+
+# The fixtures (a star import makes them, and the fixtures they depend on, visible to a module).
+__all__ = [
+    "any_backend_worker",
+    "make_exercise",
+    "make_learner",
+    "run_worker",
+    "web_server",
+    "worker_backend",
+    "worker_switch",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 READY_TIMEOUT_S = 90
@@ -87,8 +98,9 @@ def free_port() -> int:
 class WorkerProcess:
     """`python -m celery -A ecplatform worker -Q cpu,gpu -P prefork -c 2`, in its own process group."""
 
-    def __init__(self, *, backend: str, log_dir: Path, concurrency: int = 2, **env: str):
+    def __init__(self, *, backend: str, log_dir: Path, concurrency: int = 2, queues: str = "cpu,gpu", **env: str):
         self.backend = backend
+        self.queues = queues
         self.nodename = f"runs-test-{backend}-{os.getpid()}-{time.monotonic_ns() % 100000}@%h"
         self.log_path = log_dir / f"worker-{backend}-{time.monotonic_ns()}.log"
         self.concurrency = concurrency
@@ -108,7 +120,7 @@ class WorkerProcess:
             "ecplatform",
             "worker",
             "-Q",
-            "cpu,gpu",
+            self.queues,
             "-P",
             "prefork",
             "-c",
@@ -133,6 +145,9 @@ class WorkerProcess:
             time.sleep(0.2)
         self.kill()
         raise RuntimeError(f"the worker did not get ready:\n{self.log()}")
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
@@ -221,26 +236,54 @@ def process_log_dir(tmp_path_factory) -> Path:
     return path
 
 
-@pytest.fixture(scope="session", params=BACKENDS)
-def any_backend_worker(request, django_db_setup, django_db_blocker, tmp_path_factory):
-    """A worker per sandbox backend: tests using it run once with each."""
-    with django_db_blocker.unblock():
-        services_required()
-    backend_required(request.param)
-    worker = WorkerProcess(backend=request.param, log_dir=process_log_dir(tmp_path_factory)).start()
-    yield worker
-    worker.stop()
+class WorkerSwitch:
+    """The session's worker on the cpu and gpu queues: one at a time, so a run goes to the backend
+    a test asked for, restarted only when a test asks for another backend."""
+
+    def __init__(self, log_dir: Path):
+        self.log_dir = log_dir
+        self.current: WorkerProcess | None = None
+
+    def use(self, backend: str) -> WorkerProcess:
+        if self.current is not None and self.current.backend == backend and self.current.alive():
+            return self.current
+        self.close()
+        self.current = WorkerProcess(backend=backend, log_dir=self.log_dir).start()
+        return self.current
+
+    def close(self) -> None:
+        if self.current is not None:
+            self.current.stop()
+            self.current = None
 
 
 @pytest.fixture(scope="session")
-def run_worker(django_db_setup, django_db_blocker, tmp_path_factory):
-    """One worker for the whole session on the local backend (quick to start a sandbox)."""
+def worker_switch(django_db_setup, django_db_blocker, tmp_path_factory):
     with django_db_blocker.unblock():
         services_required()
+    switch = WorkerSwitch(process_log_dir(tmp_path_factory))
+    yield switch
+    switch.close()
+
+
+@pytest.fixture
+def run_worker(worker_switch) -> WorkerProcess:
+    """The session worker on the local backend (quick to start a sandbox)."""
     backend_required("local")
-    worker = WorkerProcess(backend="local", log_dir=process_log_dir(tmp_path_factory)).start()
-    yield worker
-    worker.stop()
+    return worker_switch.use("local")
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def worker_backend(request) -> str:
+    # Session scope: pytest groups the tests by backend, so the worker restarts once per backend.
+    return request.param
+
+
+@pytest.fixture
+def any_backend_worker(worker_switch, worker_backend) -> WorkerProcess:
+    """The session worker on each sandbox backend in turn: a test using it runs once per backend."""
+    backend_required(worker_backend)
+    return worker_switch.use(worker_backend)
 
 
 @pytest.fixture(scope="session")
