@@ -183,3 +183,83 @@ class GlossaryTerm(models.Model):
 
     def __str__(self):
         return self.term
+
+
+# --- Learners' progress -------------------------------------------------------------------------
+# One row per learner and course / exercise / chapter, and one row per quiz answer, so the
+# instructor dashboards can aggregate in the database.
+
+
+class Enrolment(models.Model):
+    """A learner in a course. Created on the learner's first visit; remembers where they were."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="enrolments")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="enrolments")
+    enrolled_at = models.DateTimeField(auto_now_add=True)
+    last_seen_at = models.DateTimeField(auto_now=True)
+    last_chapter = models.ForeignKey(Chapter, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    # The place on that chapter's page to return to: an element id such as "exercise-<slug>" or "quiz".
+    last_place = models.CharField(max_length=100, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "course"], name="enrolment_unique")]
+        indexes = [models.Index(fields=["course", "last_seen_at"])]
+
+    def __str__(self):
+        return f"{self.user} in {self.course}"
+
+
+class ExerciseState(models.Model):
+    """A learner's latest code for an exercise, and when its check first passed."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="exercise_states")
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="states")
+    code = models.TextField(blank=True)
+    code_saved_at = models.DateTimeField(null=True, blank=True)
+    passed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "exercise"], name="exercise_state_unique")]
+
+    def __str__(self):
+        return f"{self.user} on {self.exercise}"
+
+
+class QuizAnswer(models.Model):
+    """Every answer a learner gives, in order; attempt 1 is the first try at that question."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quiz_answers")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="answers")
+    choice = models.ForeignKey(Choice, on_delete=models.CASCADE, related_name="answers")
+    is_correct = models.BooleanField()
+    attempt = models.PositiveSmallIntegerField()
+    answered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["user", "question", "attempt"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "question", "attempt"], name="quiz_answer_unique_attempt"),
+            models.CheckConstraint(condition=models.Q(attempt__gte=1), name="quiz_answer_attempt_positive"),
+        ]
+        indexes = [models.Index(fields=["question", "attempt"])]
+
+    def __str__(self):
+        return f"{self.user} answer {self.attempt} to question {self.question_id}"
+
+
+class ChapterProgress(models.Model):
+    """A learner's progress through one chapter. Complete once its quiz is finished and the checks
+    of all its exercises have passed."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chapter_progress")
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="progress")
+    quiz_finished_at = models.DateTimeField(null=True, blank=True)
+    quiz_score = models.PositiveSmallIntegerField(null=True, blank=True, help_text="Questions right at the first try.")
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "chapter"], name="chapter_progress_unique")]
+        indexes = [models.Index(fields=["chapter", "completed_at"])]
+
+    def __str__(self):
+        return f"{self.user} in {self.chapter}"

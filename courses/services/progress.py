@@ -1,0 +1,69 @@
+"""Writes for a learner's progress: enrolment, saved code, passed exercises, chapter completion."""
+
+from django.db import transaction
+from django.utils import timezone
+
+from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState, QuizAnswer
+
+MAX_SAVED_CODE_BYTES = 64 * 1024
+
+
+def enrolment_touch(*, user, course: Course, chapter: Chapter | None = None, place: str = "") -> Enrolment:
+    """Enrol the learner on first visit and remember where they are now."""
+    enrolment, _ = Enrolment.objects.get_or_create(user=user, course=course)
+    if chapter is not None:
+        enrolment.last_chapter = chapter
+        enrolment.last_place = place[:100]
+    enrolment.save()
+    return enrolment
+
+
+def exercise_code_save(*, user, exercise: Exercise, code: str) -> ExerciseState:
+    if len(code.encode()) > MAX_SAVED_CODE_BYTES:
+        raise ValueError(f"Code is over {MAX_SAVED_CODE_BYTES // 1024} KiB.")
+    state, _ = ExerciseState.objects.update_or_create(
+        user=user, exercise=exercise, defaults={"code": code, "code_saved_at": timezone.now()}
+    )
+    return state
+
+
+def exercise_record_pass(*, user, exercise: Exercise) -> None:
+    """A run of this exercise passed its check: the first pass is kept, later ones change nothing."""
+    with transaction.atomic():
+        state, _ = ExerciseState.objects.select_for_update().get_or_create(user=user, exercise=exercise)
+        if state.passed_at is None:
+            state.passed_at = timezone.now()
+            state.save(update_fields=["passed_at"])
+        chapter_progress_refresh(user=user, chapter=exercise.chapter)
+
+
+def chapter_progress_refresh(*, user, chapter: Chapter) -> ChapterProgress:
+    """Recompute whether the chapter is complete: quiz finished (every question answered right,
+    at whatever try) and every exercise's check passed. Completion, once reached, stays."""
+    progress, _ = ChapterProgress.objects.get_or_create(user=user, chapter=chapter)
+    questions = set(chapter.questions.values_list("id", flat=True))
+    answered_right = set(
+        QuizAnswer.objects.filter(user=user, question__chapter=chapter, is_correct=True).values_list(
+            "question_id", flat=True
+        )
+    )
+    now = timezone.now()
+    changed = []
+    if questions and questions <= answered_right and progress.quiz_finished_at is None:
+        progress.quiz_finished_at = now
+        progress.quiz_score = QuizAnswer.objects.filter(
+            user=user, question__chapter=chapter, attempt=1, is_correct=True
+        ).count()
+        changed += ["quiz_finished_at", "quiz_score"]
+    quiz_done = not questions or progress.quiz_finished_at is not None
+    exercises_left = (
+        Exercise.objects.filter(chapter=chapter)
+        .exclude(states__user=user, states__passed_at__isnull=False)
+        .exists()
+    )
+    if quiz_done and not exercises_left and progress.completed_at is None:
+        progress.completed_at = now
+        changed.append("completed_at")
+    if changed:
+        progress.save(update_fields=changed)
+    return progress
