@@ -10,5 +10,8 @@ urlpatterns = [
     # Before the chapter route, so the glossary is never taken for a chapter slug.
     path("courses/<slug:course_slug>/glossary/", views.glossary, name="glossary"),
     path("courses/<slug:course_slug>/<slug:chapter_slug>/", views.chapter_detail, name="chapter"),
+    path("courses/<slug:course_slug>/<slug:chapter_slug>/quiz/", views.quiz_answer, name="quiz_answer"),
+    path("courses/<slug:course_slug>/<slug:chapter_slug>/place/", views.place_save, name="place_save"),
+    path("theme/", views.theme_save, name="theme_save"),
     path("preview/chapters/<int:chapter_id>/", views.chapter_preview, name="chapter_preview"),
 ]

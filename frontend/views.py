@@ -1,21 +1,44 @@
 """Reading pages. Every access decision is a selector call (courses.selectors); views only
 gather what a template shows."""
 
-from django.shortcuts import render
+from django import forms
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
+from accounts.models import User
+from accounts.services import user_theme_set
 from courses import selectors
+from courses.models import Choice
 from courses.rendering import chapter_render
+from courses.services.progress import enrolment_place_save, enrolment_visit
+from courses.services.quizzes import QuizAnswerInvalidError
+from courses.services.quizzes import quiz_answer as quiz_answer_record
 
 
 def catalog(request):
-    courses = selectors.course_catalog_for_user(user=request.user)
+    courses = list(selectors.course_catalog_for_user(user=request.user))
+    progress = selectors.catalog_progress_for_learner(user=request.user, courses=courses)
+    for course in courses:
+        course.learner_progress = progress.get(course.pk)
     return render(request, "frontend/catalog.html", {"courses": courses})
 
 
 def course_detail(request, course_slug: str):
     course = selectors.course_get_for_user(user=request.user, slug=course_slug)
     parts = selectors.course_outline_for_user(course=course, user=request.user)
-    return render(request, "frontend/course.html", {"course": course, "parts": parts})
+    minutes = sum(part.chapter.reading_minutes for part in parts if part.is_open)
+    # Read before the visit is noted, so "Continue" still points where the learner was.
+    progress = selectors.course_progress_for_learner(user=request.user, course=course, parts=parts)
+    if progress is not None:
+        enrolment_visit(user=request.user, course=course)
+        for part in parts:
+            part.chapter.learner_progress = progress.parts.get(part.chapter.pk)
+    context = {"course": course, "parts": parts, "minutes": minutes, "progress": progress}
+    return render(request, "frontend/course.html", context)
 
 
 def glossary(request, course_slug: str):
@@ -34,6 +57,8 @@ def glossary(request, course_slug: str):
 def chapter_detail(request, course_slug: str, chapter_slug: str):
     chapter = selectors.chapter_get_for_user(user=request.user, course_slug=course_slug, chapter_slug=chapter_slug)
     page = selectors.chapter_page_for(chapter=chapter, user=request.user)
+    if request.user.is_authenticated:
+        enrolment_visit(user=request.user, course=chapter.course, chapter=chapter)
     return _chapter_response(request, page, preview=False)
 
 
@@ -47,4 +72,83 @@ def chapter_preview(request, chapter_id: int):
 def _chapter_response(request, page: selectors.ChapterPage, *, preview: bool):
     segments = chapter_render(chapter=page.chapter, glossary=page.glossary, exercises=page.exercises)
     context = {"page": page, "chapter": page.chapter, "course": page.chapter.course, "segments": segments}
+    # A preview shows the quiz as a visitor sees it, and takes no answers.
+    context["quiz"] = selectors.quiz_state_for_learner(chapter=page.chapter, user=None if preview else request.user)
     return render(request, "frontend/chapter.html", {**context, "preview": preview})
+
+
+# --- Quizzes, the learner's place and the theme -------------------------------------------------
+# The quiz is a plain form: without JavaScript it posts here and comes back to the chapter at
+# #quiz; quiz.js posts the same form with an X-Fragment header and swaps in the fragment returned.
+
+
+class QuizAnswerForm(forms.Form):
+    question = forms.IntegerField(min_value=1)
+    choice = forms.IntegerField(min_value=1, error_messages={"required": "Choose an answer first."})
+
+
+def _wants_fragment(request) -> bool:
+    return request.headers.get("X-Fragment") == "quiz"
+
+
+@require_POST
+def quiz_answer(request, course_slug: str, chapter_slug: str):
+    chapter = selectors.chapter_get_for_user(user=request.user, course_slug=course_slug, chapter_slug=chapter_slug)
+    back = reverse("frontend:chapter", args=[course_slug, chapter_slug]) + "#quiz"
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    form = QuizAnswerForm(request.POST)
+    error = ""
+    if not form.is_valid():
+        error = next(iter(form.errors.values()))[0]
+    else:
+        question = chapter.questions.filter(pk=form.cleaned_data["question"]).first()
+        if question is None:
+            raise Http404("No such question in this chapter.")
+        question.chapter = chapter
+        choice = Choice.objects.filter(pk=form.cleaned_data["choice"], question=question).first()
+        try:
+            if choice is None:
+                raise QuizAnswerInvalidError("That choice belongs to another question.")
+            quiz_answer_record(user=request.user, question=question, choice=choice)
+        except QuizAnswerInvalidError as invalid:
+            error = str(invalid)
+    status = 400 if error else 200
+    if _wants_fragment(request):
+        quiz = selectors.quiz_state_for_learner(user=request.user, chapter=chapter)
+        context = {"quiz": quiz, "chapter": chapter, "course": chapter.course, "quiz_error": error}
+        return render(request, "frontend/_quiz_body.html", context, status=status)
+    if error:
+        context = {"chapter": chapter, "course": chapter.course, "error": error, "back": back}
+        return render(request, "frontend/quiz_error.html", context, status=status)
+    return redirect(back)
+
+
+@require_POST
+def place_save(request, course_slug: str, chapter_slug: str):
+    """Where the learner is on a chapter page, sent by the page as they scroll and work."""
+    chapter = selectors.chapter_get_for_user(user=request.user, course_slug=course_slug, chapter_slug=chapter_slug)
+    if not request.user.is_authenticated:
+        return HttpResponse(status=204)  # visitors are never enrolled
+    try:
+        enrolment_place_save(user=request.user, chapter=chapter, place=request.POST.get("place", ""))
+    except ValueError as invalid:
+        return HttpResponseBadRequest(str(invalid))
+    return HttpResponse(status=204)
+
+
+@require_POST
+def theme_save(request):
+    """The header's theme choice, kept on the learner's profile; visitors keep theirs in the
+    browser (theme.js), so this only answers them with a redirect."""
+    theme = request.POST.get("theme", "")
+    if theme not in User.Theme.values:
+        return HttpResponseBadRequest("Unknown theme.")
+    if request.user.is_authenticated:
+        user_theme_set(user=request.user, theme=theme)
+    if request.headers.get("X-Fragment") == "theme":
+        return HttpResponse(status=204)
+    back = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        back = reverse("frontend:catalog")
+    return redirect(back)

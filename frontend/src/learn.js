@@ -1,2 +1,191 @@
-// Entry point of the learning pages' browser code.
-export {};
+// Entry point of the learning pages' browser code: every exercise on the page gets an editor,
+// Run / Stop / Reset and a live Output pane. Without this script the starter code stays visible.
+import { editorCreate } from "./editor.js";
+import { OutputPane } from "./output.js";
+import { apiClient, runFollow } from "./runclient.js";
+
+const SAVE_AFTER_MS = 1000;
+const IS_MAC = /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+
+function jsonScript(id) {
+  const node = document.getElementById(id);
+  return node ? JSON.parse(node.textContent) : null;
+}
+
+function button(label, className) {
+  const node = document.createElement("button");
+  node.type = "button";
+  node.className = className;
+  node.textContent = label;
+  return node;
+}
+
+/** Clear words for a run that could not start: caps, a runner that is down, oversized code. */
+function runProblemText(error) {
+  if (error.status === 429) {
+    const wait = error.retryAfter ? ` Try again in ${error.retryAfter} s.` : "";
+    return `Too many runs at once. ${error.detail || ""}${wait}`.replace(/\s+/g, " ").trim();
+  }
+  if (error.status === 503) return "The code runner is unavailable right now. Try again in a minute.";
+  if (error.status === 413 || (error.status === 400 && /bytes|KiB|too large|limit/i.test(error.detail))) {
+    return `Your code is too large to run (at most 64 KiB). ${error.detail || ""}`.trim();
+  }
+  if (error.status === 401 || error.status === 403) return "Your session has ended. Log in again to run code.";
+  if (error.status === 0) return error.detail;
+  return `Could not start the run. ${error.detail || ""}`.trim();
+}
+
+function exerciseMount(section) {
+  const id = Number(section.dataset.exerciseId);
+  const slug = section.dataset.exerciseSlug;
+  const title = section.querySelector(".exercise-title")?.textContent.trim() || "this exercise";
+  const canRun = section.hasAttribute("data-can-run");
+  const starter = jsonScript(`exercise-${slug}-starter`) ?? "";
+  const saved = jsonScript(`exercise-${slug}-saved`);
+  const api = apiClient({ csrfToken: section.dataset.csrf || "" });
+  const output = new OutputPane(section.querySelector("[data-exercise-output]"));
+  const doneBadge = section.querySelector("[data-exercise-done]");
+
+  // The editor takes the place of the highlighted starter code.
+  const listing = section.querySelector("[data-exercise-code]");
+  const holder = document.createElement("div");
+  holder.className = "exercise-editor";
+  listing.after(holder);
+  listing.hidden = true;
+
+  const toolbar = document.createElement("div");
+  toolbar.className = "exercise-toolbar";
+  const help = document.createElement("p");
+  help.className = "editor-help";
+  help.id = `exercise-${slug}-help`;
+  help.innerHTML = `<kbd>${IS_MAC ? "⌘" : "Ctrl"}</kbd>+<kbd>Enter</kbd> runs · <kbd>Esc</kbd> then <kbd>Tab</kbd> leaves the editor`;
+  let run;
+  if (canRun) {
+    run = button("Run", "button run-button");
+    run.setAttribute("aria-keyshortcuts", IS_MAC ? "Meta+Enter" : "Control+Enter");
+  } else {
+    run = document.createElement("a");
+    run.className = "button run-button";
+    run.href = section.dataset.loginUrl || "/accounts/login/";
+    run.textContent = "Log in to run";
+  }
+  const stop = button("Stop", "button button-quiet stop-button");
+  stop.hidden = true;
+  const reset = button("Reset", "button button-quiet reset-button");
+  reset.title = "Put the starter code back (undo with Ctrl+Z)";
+  const saveState = document.createElement("span");
+  saveState.className = "save-state";
+  toolbar.append(run, stop, reset, saveState, help);
+  holder.after(toolbar);
+
+  let dirty = false;
+  let saveTimer = null;
+  let saving = null;
+  let current = null; // { runId, follow } while a run is going
+
+  function scheduleSave() {
+    if (!canRun) return;
+    dirty = true;
+    saveState.textContent = "";
+    clearTimeout(saveTimer);
+    saveTimer = setTimeout(save, SAVE_AFTER_MS);
+  }
+
+  async function save() {
+    clearTimeout(saveTimer);
+    if (!canRun || !dirty) return saving;
+    const code = editor.getCode();
+    dirty = false;
+    saveState.textContent = "Saving…";
+    saving = api
+      .codeSave(id, code)
+      .then(() => {
+        if (!dirty) saveState.textContent = "Saved";
+      })
+      .catch((error) => {
+        dirty = true;
+        saveState.textContent = `Not saved: ${error.detail || "try again"}`;
+      });
+    return saving;
+  }
+
+  function setRunning(isRunning) {
+    section.classList.toggle("is-running", isRunning);
+    if (canRun) run.disabled = isRunning;
+    stop.hidden = !isRunning;
+    stop.disabled = false;
+  }
+
+  async function start() {
+    if (!canRun || current) return;
+    setRunning(true);
+    output.clear();
+    output.setStatus("Queued…", "busy");
+    await save();
+    let created;
+    try {
+      created = await api.runCreate(id, editor.getCode());
+    } catch (error) {
+      setRunning(false);
+      output.showProblem(runProblemText(error));
+      return;
+    }
+    let checkPassed = false;
+    current = { runId: created.id };
+    current.follow = runFollow({
+      api,
+      runId: created.id,
+      onRunning: () => output.setStatus("Running…", "busy"),
+      onEvent: (event) => {
+        if (event.type === "check" && event.passed === true) checkPassed = true;
+        output.add(event);
+      },
+      onEnd: (statusEvent) => {
+        current = null;
+        setRunning(false);
+        output.showStatusEvent(statusEvent);
+        if (statusEvent.status === "succeeded" && checkPassed) {
+          doneBadge.hidden = false;
+          section.classList.add("is-done");
+        }
+      },
+    });
+  }
+
+  stop.addEventListener("click", async () => {
+    if (!current) return;
+    stop.disabled = true;
+    output.setStatus("Stopping…", "busy");
+    try {
+      await api.runStop(current.runId);
+    } catch (error) {
+      stop.disabled = false;
+      output.showProblem(`Could not stop the run. ${error.detail || ""}`.trim());
+    }
+  });
+
+  reset.addEventListener("click", () => {
+    if (editor.getCode() === starter) return;
+    editor.setCode(starter);
+    saveState.textContent = `Starter code restored (${IS_MAC ? "⌘" : "Ctrl"}+Z undoes it)`;
+    editor.view.focus();
+  });
+
+  const editor = editorCreate({
+    parent: holder,
+    code: saved ?? starter,
+    label: `Code for ${title}`,
+    onRun: start,
+    onChange: scheduleSave,
+  });
+  editor.view.contentDOM.setAttribute("aria-describedby", help.id);
+  if (canRun) run.addEventListener("click", start);
+
+  // Typing in the last second before leaving must not be lost.
+  window.addEventListener("pagehide", () => {
+    if (canRun && dirty) api.codeSave(id, editor.getCode(), { keepalive: true }).catch(() => {});
+  });
+  section.classList.add("is-enhanced");
+}
+
+document.querySelectorAll("section.exercise[data-exercise-id]").forEach(exerciseMount);

@@ -8,6 +8,7 @@ import os
 import shutil
 import warnings
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -16,7 +17,8 @@ from courses.models import Course
 from tests.frontend.conftest import course_build
 from tests.services import service_missing
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls below are still sync.
+# Playwright's sync API runs an event loop in this thread, and Django refuses ORM calls (the
+# database teardown included) from a thread with a running loop unless told they are safe here.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
 CHROMIUM = "/usr/bin/chromium"
@@ -47,7 +49,27 @@ def _demo_course() -> Course:
 
 
 @pytest.fixture
-def browser():
+def reading_course(transactional_db) -> SimpleNamespace:
+    """The course as plain values, read before the browser starts: Playwright's event loop gives
+    later ORM calls in this thread a connection of their own that teardown would not close."""
+    course = _demo_course()
+    part_2, part_4 = course.chapters.get(number=2), course.chapters.get(number=4)
+    assert part_2.published and part_4.published
+    assert not course.chapters.filter(number=3, published=True).exists(), "the test walks past a coming-soon part"
+    return SimpleNamespace(
+        slug=course.slug,
+        title=course.title,
+        part_count=course.chapters.count(),
+        part_2=SimpleNamespace(slug=part_2.slug, title=part_2.title),
+        part_4=SimpleNamespace(slug=part_4.slug, title=part_4.title),
+        glossary={t.term.lower(): t for t in course.glossary.all()},
+    )
+
+
+@pytest.fixture
+def browser(live_server):
+    # Depends on live_server so the browser, and its kept-alive connections to the server, close
+    # before the server and its database connections go away.
     if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
         service_missing(f"Chromium not found at {CHROMIUM}")
     from playwright.sync_api import sync_playwright
@@ -58,17 +80,12 @@ def browser():
         browser.close()
 
 
-def test_it_lets_a_new_learner_read_part_2_use_the_vocabulary_and_reach_part_4(browser, live_server, transactional_db):
+def test_it_lets_a_new_learner_read_part_2_use_the_vocabulary_and_reach_part_4(reading_course, browser, live_server):
     from playwright.sync_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
-    course = _demo_course()
-    part_2 = course.chapters.get(number=2)
-    part_4 = course.chapters.get(number=4)
-    part_count = course.chapters.count()
-    glossary = {t.term.lower(): t for t in course.glossary.all()}
-    assert part_2.published and part_4.published
-    assert not course.chapters.filter(number=3, published=True).exists(), "the test walks past a coming-soon part"
+    course = reading_course
+    part_2, part_4, part_count, glossary = course.part_2, course.part_4, course.part_count, course.glossary
 
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()

@@ -163,6 +163,8 @@ def test_it_previews_any_chapter_for_staff_as_a_learner_sees_it(client, admin_us
 def test_it_shows_login_and_signup_to_visitors_and_the_username_and_logout_to_members(client, learner, course):
     page = client.get(reverse("frontend:catalog")).content.decode()
     assert reverse("login") in page and reverse("signup") in page
+    chapter_page = client.get(chapter_url(course, 2)).content.decode()
+    assert f'href="{reverse("login")}?next={chapter_url(course, 2)}"' in chapter_page
     client.force_login(learner)
     page = client.get(reverse("frontend:catalog")).content.decode()
     assert learner.username in page
