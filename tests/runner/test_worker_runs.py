@@ -1,14 +1,10 @@
 """How a worker treats runs: a claim per run, heartbeats, the sweeper, stop, and caps under a burst."""
 
-import threading
 import time
 from datetime import timedelta
 
 import pytest
-import requests
-from django.db.models import Count, Q
 from django.utils import timezone
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from runner import services
@@ -135,64 +131,3 @@ def test_it_stops_a_running_run_when_the_learner_asks(run_worker, make_learner, 
     body = wait_for_run(client, run_id)
 
     assert (body["status"], body["reason"]) == ("failed", "stopped by learner")
-
-
-@pytest.mark.services
-def test_it_holds_the_caps_in_a_burst_of_20_runs_from_two_learners(run_worker, web_server, make_learner, make_exercise):
-    exercise = make_exercise()
-    learners = [make_learner(), make_learner()]
-    tokens = {learner.pk: Token.objects.create(user=learner).key for learner in learners}
-    accepted: dict[int, list[str]] = {learner.pk: [] for learner in learners}
-    refusals: list[requests.Response] = []
-    most_active = {learner.pk: 0 for learner in learners}
-    done = threading.Event()
-
-    def learner_presses_run(learner_id: int) -> None:
-        while len(accepted[learner_id]) < 10:
-            response = requests.post(
-                f"{web_server.url}/api/runs/",
-                json={"exercise": exercise.id, "code": f"print({len(accepted[learner_id])})"},
-                headers={"Authorization": f"Token {tokens[learner_id]}"},
-                timeout=30,
-            )
-            if response.status_code == 201:
-                accepted[learner_id].append(response.json()["id"])
-            else:
-                assert response.status_code == 429, response.text
-                refusals.append(response)
-                time.sleep(0.3)
-
-    def watch_caps() -> None:
-        active = Count("runs", filter=Q(runs__status__in=Run.ACTIVE))
-        while not done.is_set():
-            for row in type(learners[0]).objects.filter(pk__in=most_active).annotate(active=active):
-                most_active[row.pk] = max(most_active[row.pk], row.active)
-            time.sleep(0.05)
-
-    watcher = threading.Thread(target=watch_caps)
-    watcher.start()
-    threads = [threading.Thread(target=learner_presses_run, args=(learner.pk,)) for learner in learners]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=300)
-    try:
-        for learner in learners:
-            client = APIClient()
-            client.force_authenticate(learner)
-            assert [wait_for_run(client, run_id)["status"] for run_id in accepted[learner.pk]] == ["succeeded"] * 10
-    finally:
-        done.set()
-        watcher.join()
-
-    assert refusals, "twenty quick presses meet the cap"
-    assert all(int(r.headers["Retry-After"]) >= 1 for r in refusals)
-    assert max(most_active.values()) <= 2
-    assert Run.objects.count() == 20
-    assert run_worker.ping()
-    assert (
-        requests.get(
-            f"{web_server.url}/api/exercises/", headers={"Authorization": f"Token {tokens[learners[0].pk]}"}, timeout=10
-        ).status_code
-        == 200
-    )
