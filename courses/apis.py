@@ -1,11 +1,13 @@
-"""The courses API: what a signed-in user may run."""
+"""The courses API: what a signed-in user may run, and the code they keep per exercise."""
 
-from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from courses.selectors import exercise_list_for_user
+from courses.models import Exercise, ExerciseState
+from courses.selectors import exercise_get_for_user, exercise_list_for_user, exercise_state_get
+from courses.services.progress import MAX_SAVED_CODE_BYTES, exercise_code_save
 
 
 class ExerciseListApi(APIView):
@@ -30,3 +32,61 @@ class ExerciseListApi(APIView):
             "chapter__course__slug", "chapter__number", "position"
         )
         return Response(self.OutputSerializer(exercises, many=True).data)
+
+
+class ExerciseCodeApi(APIView):
+    """The learner's latest code for one exercise (the starter code until they save their own),
+    and whether its check has passed. Only ever the requesting user's own state."""
+
+    class InputSerializer(serializers.Serializer):
+        code = serializers.CharField(
+            allow_blank=True, trim_whitespace=False, help_text=f"Python source, at most {MAX_SAVED_CODE_BYTES} bytes."
+        )
+    class OutputSerializer(serializers.Serializer):
+        exercise = serializers.IntegerField()
+        code = serializers.CharField()
+        saved = serializers.BooleanField(help_text="False while the code is still the starter code.")
+        saved_at = serializers.DateTimeField(allow_null=True)
+        passed = serializers.BooleanField()
+        passed_at = serializers.DateTimeField(allow_null=True)
+
+    @staticmethod
+    def _output(*, exercise: Exercise, state: ExerciseState | None) -> dict:
+        saved = state is not None and state.code_saved_at is not None
+        passed_at = state.passed_at if state is not None else None
+        return {
+            "exercise": exercise.pk,
+            "code": state.code if saved else exercise.starter_code,
+            "saved": saved,
+            "saved_at": state.code_saved_at if saved else None,
+            "passed": passed_at is not None,
+            "passed_at": passed_at,
+        }
+
+    @extend_schema(
+        responses={200: OutputSerializer, 404: OpenApiResponse(description="No such exercise.")},
+        summary="The learner's code for an exercise",
+    )
+    def get(self, request, exercise_id: int):
+        exercise = exercise_get_for_user(user=request.user, exercise_id=exercise_id)
+        state = exercise_state_get(user=request.user, exercise=exercise)
+        return Response(self.OutputSerializer(self._output(exercise=exercise, state=state)).data)
+
+    @extend_schema(
+        request=InputSerializer,
+        responses={
+            200: OutputSerializer,
+            400: OpenApiResponse(description="Code over 64 KiB, or no code."),
+            404: OpenApiResponse(description="No such exercise."),
+        },
+        summary="Save the learner's code for an exercise",
+    )
+    def put(self, request, exercise_id: int):
+        exercise = exercise_get_for_user(user=request.user, exercise_id=exercise_id)
+        data = self.InputSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            state = exercise_code_save(user=request.user, exercise=exercise, code=data.validated_data["code"])
+        except ValueError as exc:
+            raise exceptions.ValidationError({"detail": str(exc), "code": [str(exc)]}) from exc
+        return Response(self.OutputSerializer(self._output(exercise=exercise, state=state)).data)

@@ -11,11 +11,11 @@ existence does not leak.
 
 from dataclasses import dataclass
 
-from django.db.models import Count, IntegerField, OuterRef, QuerySet, Subquery, Sum
+from django.db.models import Count, DateTimeField, IntegerField, OuterRef, QuerySet, Subquery, Sum, TextField, Value
 from django.db.models.functions import Coalesce
 from django.http import Http404
 
-from courses.models import Chapter, Course, Exercise, GlossaryTerm
+from courses.models import Chapter, Course, Exercise, ExerciseState, GlossaryTerm
 
 
 def _is_staff(user) -> bool:
@@ -69,6 +69,23 @@ def exercise_list_for_user(*, user) -> QuerySet[Exercise]:
     visible = exercises.filter(chapter__course__published=True, chapter__published=True)
     taught = exercises.filter(chapter__course__instructors=user)
     return (visible | taught).distinct()
+
+
+def exercise_state_get(*, user, exercise: Exercise) -> ExerciseState | None:
+    return ExerciseState.objects.filter(user=user, exercise=exercise).first()
+
+
+def exercise_list_with_state(*, exercises: QuerySet[Exercise], user) -> QuerySet[Exercise]:
+    """The exercises with the learner's saved code (`learner_code`, None until first saved) and
+    first pass (`learner_passed_at`), in the same query: a chapter page costs the same whatever
+    its number of exercises. Anonymous visitors (or user=None) get both as None."""
+    if not (user and user.is_authenticated):
+        return exercises.annotate(learner_code=Value(None, TextField()), learner_passed_at=Value(None, DateTimeField()))
+    states = ExerciseState.objects.filter(user=user, exercise=OuterRef("pk"))
+    return exercises.annotate(
+        learner_code=Subquery(states.filter(code_saved_at__isnull=False).values("code")[:1]),
+        learner_passed_at=Subquery(states.values("passed_at")[:1]),
+    )
 
 
 def exercise_get_for_user(*, user, exercise_id: int) -> Exercise:
@@ -148,7 +165,7 @@ def chapter_page_for(*, chapter: Chapter, user) -> ChapterPage:
         parts=parts,
         previous=open_before[-1] if open_before else None,
         next=open_after[0] if open_after else None,
-        exercises=list(chapter.exercises.order_by("position")),
+        exercises=list(exercise_list_with_state(exercises=chapter.exercises.order_by("position"), user=user)),
         glossary=glossary_list_for_course(course=chapter.course),
     )
 

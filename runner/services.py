@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from courses.models import Exercise
+from courses.services.progress import exercise_record_pass
 from runner import events, selectors
 from runner.models import Run
 from runner.sandbox.base import Limits, RunRequest, RunResult
@@ -194,7 +195,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         status, reason = Run.Status.ERROR, f"sandbox returned an unknown status {status!r}"
     if recorder.stop_seen and status != Run.Status.SUCCEEDED:
         status, reason = Run.Status.FAILED, REASON_STOPPED
-    _run_finish(
+    ended = _run_finish(
         run_id=run_id,
         status=status,
         reason=reason,
@@ -202,6 +203,12 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         duration_ms=result.duration_ms,
         from_status=(Run.Status.RUNNING,),
     )
+    if ended and status == Run.Status.SUCCEEDED and _check_passed(recorder.events):
+        exercise_record_pass(user=run.user, exercise=exercise)
+
+
+def _check_passed(outputs: list[dict]) -> bool:
+    return any(event.get("type") == "check" and event.get("passed") is True for event in outputs)
 
 
 def _run_finish(
