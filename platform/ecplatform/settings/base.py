@@ -142,6 +142,12 @@ SPECTACULAR_SETTINGS = {
 # (runner.sandbox.base.Limits.WALL_CAP_S); every Celery limit below sits above it, so the sandbox
 # always stops a run first and Celery's limits only catch a worker that hangs outside a sandbox.
 RUNNER_BACKEND = env_choice("RUNNER_BACKEND", "auto", ("auto", "docker", "local"))
+# docker backend: the sandbox image, and whether this worker's sandboxes get GPUs (a `gpu` worker).
+RUNNER_DOCKER_IMAGE = env_str("RUNNER_DOCKER_IMAGE", "easycompilers-sandbox:latest")
+RUNNER_GPU = env_bool("RUNNER_GPU", False)
+# local backend: the venv (torch, numpy, matplotlib) mounted read-only in the sandbox; empty = the
+# worker's own.
+RUNNER_LOCAL_RUNTIME = env_str("RUNNER_LOCAL_RUNTIME", "")
 RUNNER_WALL_CAP_S = 120
 RUNNER_MAX_CODE_BYTES = env_int("RUNNER_MAX_CODE_BYTES", 64 * 1024)
 # Per learner: runs queued or running at once, and runs started in any 60 seconds (429 beyond).
