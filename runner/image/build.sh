@@ -38,9 +38,9 @@ echo "--- wheels for Python $pyver"
 mkdir -p "$here/wheels"
 "$pip" download --quiet --only-binary=:all: --python-version "$pyver" --platform manylinux_2_28_x86_64 \
     --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any \
-    -d "$here/wheels" -r "$here/requirements.txt"
+    -d "$here/wheels" -r "$here/requirements.txt" 2> >(grep -v "is ignored: it is neither" >&2)
 
 echo "--- docker build $image"
-docker build --network none --quiet --build-arg BASE="$base" --label "easycompilers.inputs=$inputs" \
+DOCKER_BUILDKIT=0 docker build --network none --quiet --build-arg BASE="$base" --label "easycompilers.inputs=$inputs" \
     -t "$image" "$here" >/dev/null
 echo "sandbox image $image built ($inputs)"

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import socket
 import struct
 import time
 from datetime import UTC, datetime
@@ -88,7 +87,6 @@ class DockerBackend:
         config = {
             "image": self.image,
             "stdin_open": True,
-            "stdin_once": True,
             "tty": False,
             "detach": True,
             "network_mode": "none",
@@ -130,10 +128,11 @@ class DockerBackend:
             try:
                 sock = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
                 raw = sock._sock
+                # The client's request timeout must not end a quiet run: the deadline is ours.
+                raw.settimeout(None)
                 container.start()
+                # One JSON line; no half-close (the engine would end the whole attach stream).
                 raw.sendall(request_payload(request, address_space=False))
-                # Half-close: with stdin_once the container's stdin then ends, and the harness runs.
-                raw.shutdown(socket.SHUT_WR)
             except (DockerException, OSError) as e:
                 return RunResult(
                     status="error",

@@ -1,6 +1,6 @@
 """The only code of ours that runs inside a sandbox. Standard library only.
 
-It reads one JSON object from stdin, {"code", "check", "limits": {...}}, runs the learner's code
+It reads one JSON line from stdin, {"code", "check", "limits": {...}}, runs the learner's code
 as __main__, then the exercise's check, and writes the output protocol as JSON lines on a private
 copy of the original stdout:
 
@@ -244,7 +244,7 @@ def set_limits(limits: dict) -> None:
 
 
 def main() -> int:
-    request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    request = json.loads(sys.stdin.buffer.readline().decode("utf-8"))
     limits = request.get("limits") or {}
     code = request["code"]
     check_code = request.get("check") or ""

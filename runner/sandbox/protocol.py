@@ -39,7 +39,8 @@ def request_payload(request: RunRequest, *, address_space: bool) -> bytes:
     }
     if address_space:
         harness_limits["address_space"] = limits.memory_bytes
-    return json.dumps({"code": request.code, "check": request.check_code, "limits": harness_limits}).encode()
+    # One line: the harness reads up to the newline, so it never waits for the end of stdin.
+    return (json.dumps({"code": request.code, "check": request.check_code, "limits": harness_limits}) + "\n").encode()
 
 
 def size_words(n: float) -> str:
