@@ -1,6 +1,9 @@
 """Writes for a learner's progress: enrolment, saved code, passed exercises, chapter completion."""
 
-from django.db import transaction
+import re
+
+from django.db import IntegrityError, transaction
+from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
 from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState, QuizAnswer
@@ -56,14 +59,49 @@ def chapter_progress_refresh(*, user, chapter: Chapter) -> ChapterProgress:
         ).count()
         changed += ["quiz_finished_at", "quiz_score"]
     quiz_done = not questions or progress.quiz_finished_at is not None
-    exercises_left = (
-        Exercise.objects.filter(chapter=chapter)
-        .exclude(states__user=user, states__passed_at__isnull=False)
-        .exists()
-    )
+    # A subquery, not exclude(states__user=..., states__passed_at__isnull=False): on a multi-valued
+    # relation exclude() may match the two conditions on different rows (another learner's pass).
+    passed = ExerciseState.objects.filter(user=user, passed_at__isnull=False).values("exercise_id")
+    exercises_left = Exercise.objects.filter(chapter=chapter).exclude(pk__in=passed).exists()
     if quiz_done and not exercises_left and progress.completed_at is None:
         progress.completed_at = now
         changed.append("completed_at")
     if changed:
         progress.save(update_fields=changed)
     return progress
+
+
+def enrolment_visit(*, user, course: Course, chapter: Chapter | None = None) -> None:
+    """A learner opened the course page or one of its chapters: enrol them on the first visit and
+    note the chapter. The place on the page is kept while they stay in the same chapter, so coming
+    back to /<chapter>/#quiz does not forget "quiz". One query once enrolled: it runs on every
+    page view."""
+    now = timezone.now()
+    changes = {"last_seen_at": now}
+    if chapter is not None:
+        changes["last_place"] = Case(When(last_chapter=chapter, then=F("last_place")), default=Value(""))
+        changes["last_chapter"] = chapter
+    if Enrolment.objects.filter(user=user, course=course).update(**changes):
+        return
+    try:
+        with transaction.atomic():
+            Enrolment.objects.create(user=user, course=course, last_chapter=chapter)
+    except IntegrityError:  # a second tab enrolled the learner in the meantime
+        Enrolment.objects.filter(user=user, course=course).update(**changes)
+
+
+PLACE_RE = re.compile(r"^(quiz|exercise-[a-z0-9][a-z0-9-]*)$")
+
+
+def enrolment_place_save(*, user, chapter: Chapter, place: str) -> Enrolment:
+    """Remember the place on the chapter's page the learner reached: "quiz" or "exercise-<slug>"
+    of one of the chapter's exercises. Anything else raises ValueError and changes nothing."""
+    if not PLACE_RE.match(place):
+        raise ValueError("Unknown place on this page.")
+    if place == "quiz":
+        valid = chapter.questions.exists()
+    else:
+        valid = chapter.exercises.filter(slug=place.removeprefix("exercise-")).exists()
+    if not valid:
+        raise ValueError("Unknown place on this page.")
+    return enrolment_touch(user=user, course=chapter.course, chapter=chapter, place=place)

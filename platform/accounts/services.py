@@ -39,3 +39,10 @@ def login_failure_record(*, username: str, ip: str) -> None:
 
 def login_failures_clear(*, username: str, ip: str) -> None:
     cache.delete(_throttle_keys(username=username, ip=ip)[0])
+
+
+def user_theme_set(*, user: User, theme: str) -> None:
+    if theme not in User.Theme.values:
+        raise ValueError(f"Unknown theme {theme!r}.")
+    user.theme = theme
+    user.save(update_fields=["theme"])
