@@ -1,7 +1,16 @@
 import pytest
+from django.core.cache import cache
 
 from accounts.models import User
 from accounts.services import user_create
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    # The cache holds per-user state (the failed-login throttle); no test may see another's.
+    cache.clear()
+    yield
+    cache.clear()
 
 
 @pytest.fixture
