@@ -1,7 +1,7 @@
 """Tests: fast hashing, in-memory email. DATABASE_URL and REDIS_URL still select real services."""
 
 from .base import *  # noqa: F403
-from .base import VAR_DIR
+from .base import STATIC_ROOT, VAR_DIR
 
 SECRET_KEY = "test-only-key"  # noqa: S105
 DEBUG = False
@@ -10,3 +10,5 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 ALLOWED_HOSTS = ["*"]
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# whitenoise looks for STATIC_ROOT at start-up; tests never collect static files into it.
+STATIC_ROOT.mkdir(parents=True, exist_ok=True)
