@@ -1,0 +1,391 @@
+#!/usr/bin/env python
+"""End-to-end run latency: from `POST /api/runs/` to the terminal status on the run's event stream.
+
+It starts what it measures itself, against the PostgreSQL and Redis named by DATABASE_URL and
+REDIS_URL: a fresh database (`--database`, default ec_bench), the demo course, learners with API
+tokens, the ASGI web app under uvicorn, and one worker per sandbox backend (2 processes). Then:
+
+1. per backend, `--runs` sequential runs of the Part 2 attention exercise ("one-query-three-keys",
+   its starter code) by one learner: p50 and p95;
+2. baselines on the same code, as many runs: a bare `python` (the project's interpreter) and a
+   bare `docker run` of the sandbox image (where an engine and the image exist);
+3. per backend, `--learners` concurrent learners x `--per-learner` runs each: throughput, p95 and
+   lost runs (not ended `succeeded`; must be 0).
+
+The per-minute run cap is raised for the benchmark (it measures latency, not the cap); the
+per-learner cap of 2 active runs stays, and each learner waits for its run before the next.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/easycompilers REDIS_URL=redis://127.0.0.1:6379/0 \\
+        .venv/bin/python bench/run_latency.py [--runs 30] [--backends local,docker]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import requests
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+EXERCISE_SLUG = "one-query-three-keys"
+COURSE_DIR = ROOT / "courses" / "content" / "transformers"
+FALLBACK_CODE = """import torch
+q = torch.tensor([1.0, 0.0])
+k = torch.tensor([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
+w = torch.softmax(k @ q / 2 ** 0.5, dim=0)
+print(w)
+"""
+SANDBOX_IMAGE = os.environ.get("RUNNER_DOCKER_IMAGE", "easycompilers-sandbox:latest")
+RUN_TIMEOUT_S = 300
+
+
+def main() -> int:
+    args = parse_args()
+    database_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    if not database_url.startswith("postgres") or not redis_url:
+        print("bench/run_latency.py needs DATABASE_URL (PostgreSQL) and REDIS_URL", file=sys.stderr)
+        return 2
+    backends = args.backends.split(",") if args.backends else available_backends()
+    logs = Path(tempfile.mkdtemp(prefix="ec-bench-"))
+    bench = Bench(database_url=database_url, redis_url=redis_url, database=args.database, logs=logs)
+    rows: list[dict] = []
+    try:
+        bench.prepare(learners=max(args.learners, 1) + 1)
+        code = bench.code
+        print(f"exercise {EXERCISE_SLUG!r} (id {bench.exercise_id}); logs in {logs}", flush=True)
+        for backend in backends:
+            with bench.worker(backend):
+                bench.sequential(backend=backend, runs=min(2, args.runs), learner=0)  # warm-up
+                latencies, lost = bench.sequential(backend=backend, runs=args.runs, learner=0)
+                rows.append(row(f"API, {backend} backend, sequential", latencies, lost=lost))
+                if args.learners and args.per_learner:
+                    started = time.monotonic()
+                    latencies, lost = bench.concurrent(learners=args.learners, per_learner=args.per_learner)
+                    wall = time.monotonic() - started
+                    rows.append(
+                        row(
+                            f"API, {backend} backend, {args.learners} learners x {args.per_learner}",
+                            latencies,
+                            lost=lost,
+                            throughput=len(latencies) / wall if wall else 0.0,
+                        )
+                    )
+        rows.append(row("bare python", baseline([PY, "-"], code, args.runs), lost=0))
+        if docker_image_available():
+            docker = ["docker", "run", "--rm", "-i", "--network", "none", "--entrypoint", "/opt/venv/bin/python"]
+            rows.append(row("bare docker run", baseline([*docker, SANDBOX_IMAGE, "-"], code, args.runs), lost=0))
+    finally:
+        bench.close(keep_db=args.keep_db)
+    print_table(rows)
+    lost = sum(r["lost"] for r in rows)
+    if lost:
+        print(f"LOST RUNS: {lost}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=30, help="sequential runs per backend and baseline (30)")
+    parser.add_argument("--backends", default="", help="comma-separated: local,docker (default: those available)")
+    parser.add_argument("--learners", type=int, default=10, help="concurrent learners (10; 0 skips that part)")
+    parser.add_argument("--per-learner", type=int, default=5, help="runs per concurrent learner (5)")
+    parser.add_argument("--database", default="ec_bench", help="database to (re)create for the benchmark")
+    parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
+    return parser.parse_args()
+
+
+# --- the platform under test ---------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, *, database_url: str, redis_url: str, database: str, logs: Path):
+        self.server_url = database_url
+        self.database = database
+        parts = urlsplit(database_url)
+        self.database_url = urlunsplit(parts._replace(path=f"/{database}"))
+        self.env = {
+            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+            "DJANGO_SETTINGS_MODULE": "ecplatform.settings.dev",
+            "DEBUG": "0",
+            "DATABASE_URL": self.database_url,
+            "REDIS_URL": redis_url,
+            "RUNNER_MAX_RUNS_PER_MINUTE": "100000",
+            "LOG_LEVEL": "WARNING",
+            "PYTHONUNBUFFERED": "1",
+        }
+        self.logs = logs
+        self.processes: list[subprocess.Popen] = []
+        self.web_url = ""
+        self.tokens: list[str] = []
+        self.exercise_id = 0
+        self.code = FALLBACK_CODE
+
+    # set-up
+    def prepare(self, *, learners: int) -> None:
+        self._database_recreate()
+        self._manage("migrate", "--noinput", "-v", "0")
+        if COURSE_DIR.exists():
+            self._manage("import_course", str(COURSE_DIR))
+        script = f"""
+import json
+from rest_framework.authtoken.models import Token
+from accounts.services import user_create
+from courses.models import Chapter, Course, Exercise
+exercise = Exercise.objects.filter(slug={EXERCISE_SLUG!r}).first()
+if exercise is None:
+    course = Course.objects.create(slug="bench", title="Bench", published=True)
+    chapter = Chapter.objects.create(course=course, number=1, slug="bench", title="Bench", published=True)
+    exercise = Exercise.objects.create(chapter=chapter, slug={EXERCISE_SLUG!r}, title="Bench",
+                                       starter_code={FALLBACK_CODE!r})
+tokens = [Token.objects.create(user=user_create(username=f"bench{{i}}", password="bench-pw-1")).key
+          for i in range({learners})]
+print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "tokens": tokens}}))
+"""
+        out = self._manage("shell", "-c", script, capture=True)
+        data = json.loads(out.strip().splitlines()[-1])
+        self.exercise_id, self.code, self.tokens = data["exercise"], data["code"] or FALLBACK_CODE, data["tokens"]
+        port = free_port()
+        self.web_url = f"http://127.0.0.1:{port}"
+        argv = [PY, "-m", "uvicorn", "ecplatform.asgi:application", "--app-dir", "platform"]
+        self._start("web", [*argv, "--port", str(port), "--log-level", "warning"])
+        wait_for(lambda: self._answers(), "the web app")
+
+    def _database_recreate(self) -> None:
+        import psycopg
+
+        parts = urlsplit(self.server_url)
+        admin = urlunsplit(parts._replace(path="/postgres"))
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            conn.execute(f'CREATE DATABASE "{self.database}"')
+
+    def _manage(self, *argv: str, capture: bool = False) -> str:
+        out = subprocess.run(
+            [PY, "manage.py", *argv], cwd=ROOT, env=self.env, capture_output=True, text=True, check=False
+        )
+        if out.returncode != 0:
+            raise RuntimeError(f"manage.py {argv[0]} failed:\n{out.stdout}\n{out.stderr}")
+        return out.stdout
+
+    def _start(self, name: str, argv: list[str], **env: str) -> subprocess.Popen:
+        log = open(self.logs / f"{name}.log", "ab")  # noqa: SIM115 - lives as long as the process
+        proc = subprocess.Popen(
+            argv, cwd=ROOT, env={**self.env, **env}, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
+        self.processes.append(proc)
+        return proc
+
+    def _answers(self) -> bool:
+        try:
+            return requests.get(f"{self.web_url}/api/exercises/", timeout=2).status_code in (401, 403)
+        except requests.ConnectionError:
+            return False
+
+    class _Worker:
+        def __init__(self, bench: Bench, backend: str):
+            self.bench, self.backend = bench, backend
+
+        def __enter__(self):
+            log = self.bench.logs / f"worker-{self.backend}.log"
+            argv = [PY, "-m", "celery", "-A", "ecplatform", "worker", "-Q", "cpu,gpu", "-P", "prefork", "-c", "2"]
+            argv += ["-n", f"bench-{self.backend}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
+            self.proc = self.bench._start(f"worker-{self.backend}", argv, RUNNER_BACKEND=self.backend)
+            wait_for(lambda: " ready." in log.read_text(errors="replace"), f"the {self.backend} worker", proc=self.proc)
+            return self
+
+        def __exit__(self, *exc):
+            stop(self.proc)
+
+    def worker(self, backend: str) -> Bench._Worker:
+        return Bench._Worker(self, backend)
+
+    # measurements
+    def one_run(self, *, learner: int) -> tuple[float, str]:
+        """Seconds from POST to the status event, and the status."""
+        headers = {"Authorization": f"Token {self.tokens[learner]}"}
+        started = time.perf_counter()
+        while True:
+            response = requests.post(
+                f"{self.web_url}/api/runs/",
+                json={"exercise": self.exercise_id, "code": self.code},
+                headers=headers,
+                timeout=30,
+            )
+            if response.status_code != 429:
+                break
+            time.sleep(0.05)  # a learner's earlier run is still being counted; try again
+        response.raise_for_status()
+        run_id = response.json()["id"]
+        status = "lost"
+        with requests.get(
+            f"{self.web_url}/api/runs/{run_id}/events/",
+            headers={**headers, "Accept": "text/event-stream"},
+            stream=True,
+            timeout=RUN_TIMEOUT_S,
+        ) as stream:
+            final = False
+            for line in stream.iter_lines(decode_unicode=True):
+                if line == "event: status":
+                    final = True
+                elif final and line.startswith("data:"):
+                    status = json.loads(line[5:])["status"]
+                    break
+        return time.perf_counter() - started, status
+
+    def sequential(self, *, backend: str, runs: int, learner: int) -> tuple[list[float], int]:
+        latencies, lost = [], 0
+        for _ in range(runs):
+            seconds, status = self.one_run(learner=learner)
+            latencies.append(seconds)
+            lost += status != "succeeded"
+        return latencies, lost
+
+    def concurrent(self, *, learners: int, per_learner: int) -> tuple[list[float], int]:
+        latencies: list[float] = []
+        lost = [0]
+        lock = threading.Lock()
+
+        def learner_runs(index: int) -> None:
+            for _ in range(per_learner):
+                try:
+                    seconds, status = self.one_run(learner=index + 1)
+                except requests.RequestException:
+                    with lock:
+                        lost[0] += 1
+                    continue
+                with lock:
+                    latencies.append(seconds)
+                    lost[0] += status != "succeeded"
+
+        threads = [threading.Thread(target=learner_runs, args=(i,)) for i in range(learners)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        return latencies, lost[0]
+
+    def close(self, *, keep_db: bool) -> None:
+        for proc in reversed(self.processes):
+            stop(proc)
+        if not keep_db:
+            try:
+                self._database_drop()
+            except Exception as exc:
+                print(f"could not drop {self.database}: {exc}", file=sys.stderr)
+
+    def _database_drop(self) -> None:
+        import psycopg
+
+        admin = urlunsplit(urlsplit(self.server_url)._replace(path="/postgres"))
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+
+
+# --- helpers -----------------------------------------------------------------------------------
+
+
+def available_backends() -> list[str]:
+    backends = ["local"] if shutil.which("bwrap") else []
+    if docker_image_available():
+        backends.append("docker")
+    return backends
+
+
+def docker_image_available() -> bool:
+    if not shutil.which("docker"):
+        return False
+    out = subprocess.run(["docker", "image", "inspect", SANDBOX_IMAGE], capture_output=True, check=False)
+    return out.returncode == 0
+
+
+def baseline(argv: list[str], code: str, runs: int) -> list[float]:
+    latencies = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        out = subprocess.run(argv, input=code, capture_output=True, text=True, check=False)
+        latencies.append(time.perf_counter() - started)
+        if out.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv[:3])} failed: {out.stderr[-2000:]}")
+    return latencies
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest rank: the smallest value with at least q of the values at or below it."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def row(name: str, latencies: list[float], *, lost: int, throughput: float | None = None) -> dict:
+    return {
+        "name": name,
+        "n": len(latencies),
+        "p50": percentile(latencies, 0.5) if latencies else float("nan"),
+        "p95": percentile(latencies, 0.95) if latencies else float("nan"),
+        "throughput": throughput,
+        "lost": lost,
+    }
+
+
+def print_table(rows: list[dict]) -> None:
+    python = next((r["p50"] for r in rows if r["name"] == "bare python"), None)
+    docker = next((r["p50"] for r in rows if r["name"] == "bare docker run"), None)
+    head = f"{'what':<42} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'runs/s':>7} {'lost':>5} {'/python':>8} {'/docker':>8}"
+    print()
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        ratio_python = f"{r['p50'] / python:.2f}x" if python else "-"
+        ratio_docker = f"{r['p50'] / docker:.2f}x" if docker else "-"
+        throughput = f"{r['throughput']:.2f}" if r["throughput"] is not None else "-"
+        print(
+            f"{r['name']:<42} {r['n']:>4} {r['p50'] * 1000:>8.0f} {r['p95'] * 1000:>8.0f} {throughput:>7} "
+            f"{r['lost']:>5} {ratio_python:>8} {ratio_docker:>8}"
+        )
+    print("\np50/p95: POST /api/runs/ to the status event on /api/runs/<id>/events/;")
+    print("baselines: process start to exit.")
+    print("/python, /docker: p50 over the bare python and bare docker run p50 of the same code.")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, what: str, timeout_s: float = 120, proc: subprocess.Popen | None = None) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"{what} exited ({proc.returncode})")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"{what} did not start")
+        time.sleep(0.2)
+
+
+def stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is not None:
+        return
+    os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

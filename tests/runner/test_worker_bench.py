@@ -1,0 +1,34 @@
+"""bench/run_latency.py runs end to end in a quick smoke (it starts its own web app and worker)."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.runner.worker import backend_required, services_required
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.services
+def test_the_latency_benchmark_runs_and_loses_no_run(db):
+    services_required()
+    backend_required("local")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+
+    argv = ["bench/run_latency.py", "--runs", "2", "--backends", "local", "--learners", "2", "--per-learner", "1"]
+    out = subprocess.run(
+        [sys.executable, *argv, "--database", "ec_bench_smoke"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    for line in ("API, local backend, sequential", "API, local backend, 2 learners x 1", "bare python"):
+        assert line in out.stdout
