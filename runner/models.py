@@ -70,6 +70,11 @@ class Run(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # Copied from the output events when the run ends, so the instructor dashboards can count
+    # error types and passes in the database: the first error's `ename`, and the check's verdict
+    # (None when the run had no check event).
+    error_name = models.CharField(max_length=100, blank=True)
+    check_passed = models.BooleanField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
@@ -77,6 +82,7 @@ class Run(models.Model):
             models.Index(fields=["user", "status"], name="run_user_status"),
             models.Index(fields=["user", "created_at"], name="run_user_created"),
             models.Index(fields=["status", "heartbeat_at"], name="run_status_heartbeat"),
+            models.Index(fields=["exercise", "user", "created_at"], name="run_exercise_user_created"),
         ]
         constraints = [
             models.CheckConstraint(

@@ -195,6 +195,8 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         status, reason = Run.Status.ERROR, f"sandbox returned an unknown status {status!r}"
     if recorder.stop_seen and status != Run.Status.SUCCEEDED:
         status, reason = Run.Status.FAILED, REASON_STOPPED
+    # Before the terminal status, so whoever sees the run ended also sees these (dashboards).
+    Run.objects.filter(pk=run_id).update(**run_summary_fields(outputs=recorder.events))
     ended = _run_finish(
         run_id=run_id,
         status=status,
@@ -205,6 +207,16 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
     )
     if ended and status == Run.Status.SUCCEEDED and _check_passed(recorder.events):
         exercise_record_pass(user=run.user, exercise=exercise)
+
+
+def run_summary_fields(*, outputs: list[dict]) -> dict:
+    """The columns the dashboards count: the first error's name and the check's verdict."""
+    error = next((e for e in outputs if e.get("type") == "error"), None)
+    check = next((e for e in outputs if e.get("type") == "check"), None)
+    return {
+        "error_name": str(error.get("ename") or "")[:100] if error else "",
+        "check_passed": (check.get("passed") is True) if check else None,
+    }
 
 
 def _check_passed(outputs: list[dict]) -> bool:
