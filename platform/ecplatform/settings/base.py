@@ -171,6 +171,9 @@ if REDIS_URL:
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 else:
     _broker = VAR_DIR / "broker"
+    # kombu's file-system transport expects its folders to exist before a worker declares queues.
+    for _folder in ("queue", "processed"):
+        (_broker / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker / "queue"),
