@@ -11,7 +11,6 @@ setup: $(VENV)/.installed frontend/static/dist/learn.js
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	touch $@

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 py=.venv/bin/python
 
 $py -m celery -A ecplatform worker --loglevel INFO --concurrency 2 -Q cpu,gpu --beat \
-    --schedule var/celerybeat-schedule &
+    --schedule "${VAR_DIR:-var}/celerybeat-schedule" &
 worker=$!
 trap 'kill $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT INT TERM
 
