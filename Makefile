@@ -13,6 +13,9 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
+	@# The local sandbox mounts this environment read-only: compile the bytecode now, or every
+	@# run would recompile torch from source.
+	$(PY) -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	touch $@
 
 # The browser bundle is built from the committed lock file, never committed itself.
@@ -43,6 +46,10 @@ lint: setup
 fmt: setup
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
+
+# The Docker sandbox image, built here without pulling anything (see runner/image/build.sh).
+image:
+	bash runner/image/build.sh
 
 clean:
 	rm -rf var .pytest_cache
