@@ -1,0 +1,213 @@
+"""A learner in a real browser runs the exercises of Part 2 against a live server, a real Celery
+worker and the local (bubblewrap) sandbox: output arrives in the page, a changed query passes the
+check and marks the exercise done, Stop ends an endless loop, a matplotlib heat map shows as an
+image, and their code is back after a reload.
+
+Screenshots go to test-artifacts/ for a person to look at the layout.
+"""
+
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from courses.models import ExerciseState
+from tests.runner.worker import *  # noqa: F403  (the real worker fixtures)
+from tests.services import service_missing
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls below are still sync.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ROOT = Path(settings.BASE_DIR)
+ARTIFACTS = ROOT / "test-artifacts"
+DEMO_COURSE = ROOT / "courses" / "content" / "transformers"
+BUNDLE = ROOT / "frontend" / "static" / "dist" / "learn.js"
+FINISHED = re.compile(r"^Finished in \d+(\.\d)? s$")
+RUN_TIMEOUT_MS = 60_000  # only stops a hung test; a run takes a second or two
+
+HEAT_MAP = """import matplotlib.pyplot as plt
+import torch
+
+tokens = ["the", "cat", "sat"]
+scores = torch.tensor([[2.0, 0.5, 0.1], [0.3, 2.5, 0.2], [0.4, 1.0, 1.8]])
+attention = torch.softmax(scores, dim=-1)
+
+fig, ax = plt.subplots(figsize=(4, 3.4))
+image = ax.imshow(attention, cmap="viridis")
+ax.set_xticks(range(3), tokens)
+ax.set_yticks(range(3), tokens)
+ax.set_xlabel("key")
+ax.set_ylabel("query")
+ax.set_title("Attention weights")
+fig.colorbar(image)
+print(attention)
+"""
+
+ENDLESS = """import time
+print("looping until you press Stop", flush=True)
+while True:
+    time.sleep(0.05)
+"""
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def browser():
+    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
+        service_missing(f"Chromium not found at {CHROMIUM}")
+    if not BUNDLE.exists():
+        service_missing("the browser bundle is not built (cd frontend && npm ci && npm run build)")
+    from playwright.sync_api import expect, sync_playwright
+
+    # Runs take seconds (a sandbox starts, torch imports): assertions wait up to RUN_TIMEOUT_MS.
+    expect.set_options(timeout=RUN_TIMEOUT_MS)
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield browser
+            browser.close()
+    finally:
+        expect.set_options(timeout=5_000)
+
+
+@pytest.fixture
+def part_2(transactional_db):
+    from courses.services.content_io import course_import
+
+    course = course_import(path=DEMO_COURSE).course
+    chapter = course.chapters.get(number=2)
+    return f"/courses/{course.slug}/{chapter.slug}/"
+
+
+def _sign_up(page, live_server, username: str) -> None:
+    from playwright.sync_api import expect
+
+    page.goto(live_server.url + "/accounts/signup/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Email").fill(f"{username}@example.com")
+    page.get_by_label("Password", exact=True).fill("a long pass phrase")
+    page.get_by_label("Password confirmation").fill("a long pass phrase")
+    page.get_by_role("button", name="Sign up").click()
+    expect(page.locator(".account")).to_contain_text(username)
+
+
+def _exercise(page, title: str):
+    return page.locator("section.exercise", has=page.get_by_role("heading", name=title, exact=True))
+
+
+def _replace_code(page, exercise, code: str) -> None:
+    """Select everything in the editor and put `code` in its place, as a paste does."""
+    exercise.locator(".cm-content").click()
+    page.keyboard.press("ControlOrMeta+a")
+    page.keyboard.insert_text(code)
+
+
+def _editor_text(exercise) -> str:
+    """The code as the editor shows it, line by line (short exercises: every line is drawn)."""
+    return "\n".join(exercise.locator(".cm-content .cm-line").all_text_contents())
+
+
+def test_it_runs_checks_stops_draws_and_restores_a_learners_code(browser, live_server, part_2, run_worker):
+    from playwright.sync_api import expect
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    _sign_up(page, live_server, "runner1")
+    page.goto(live_server.url + part_2)
+
+    first = _exercise(page, "One query, three keys")
+    output = first.locator("[data-exercise-output]")
+    status = first.locator("[data-output-status]")
+    expect(first.locator(".cm-editor")).to_be_visible()
+    expect(first.locator(".exercise-code")).to_be_hidden()  # the static listing gave way to the editor
+    expect(first.locator(".editor-help")).to_have_text("Ctrl+Enter runs · Esc then Tab leaves the editor")
+    expect(first.locator(".cm-gutters")).to_contain_text("1")
+    expect(first.locator(".cm-content .tok-keyword").first).to_have_text("import")
+    expect(first.locator("[data-exercise-done]")).to_be_hidden()
+    expect(output).to_contain_text('Click "Run" to execute your code')
+
+    # Run the starter code: output arrives, and the check says what is still to do.
+    first.get_by_role("button", name="Run").click()
+    expect(status).to_have_text(FINISHED)
+    expect(output.locator(".out-stdout")).to_contain_text("most weight on: the")
+    expect(output.locator(".out-stdout")).to_contain_text("weights:")
+    expect(output.locator(".out-check.is-failed")).to_contain_text("The largest weight is still on 'the'")
+    expect(first.locator("[data-exercise-done]")).to_be_hidden()
+
+    # Point the query along the second dimension, typing in the editor, and run with Ctrl+Enter.
+    first.locator(".cm-line", has_text="query = torch.tensor([4.0, 0.0, 0.0])").click()
+    page.keyboard.press("End")
+    page.keyboard.press("Shift+Home")
+    page.keyboard.type("query = torch.tensor([0.0, 4.0, 0.0])")
+    assert "query = torch.tensor([0.0, 4.0, 0.0])\n" in _editor_text(first)
+    page.keyboard.press("Control+Enter")
+    expect(output.locator(".out-check.is-passed")).to_contain_text("The weights now favour 'cat'")
+    expect(status).to_have_text(FINISHED)
+    expect(output.locator(".out-stdout")).to_contain_text("most weight on: cat")
+    expect(first.locator("[data-exercise-done]")).to_be_visible()
+    expect(first.locator("[data-exercise-done]")).to_have_text("✓ Done")
+    first.scroll_into_view_if_needed()
+    first.screenshot(path=ARTIFACTS / "exercise-check-passed.png")
+    page.screenshot(path=ARTIFACTS / "chapter-with-output.png", full_page=True)
+
+    # An endless loop, then Stop.
+    second = _exercise(page, "A mask that hides the future")
+    second_status = second.locator("[data-output-status]")
+    _replace_code(page, second, ENDLESS)
+    second.get_by_role("button", name="Run").click()
+    expect(second_status).to_have_text("Running…")
+    stop = second.get_by_role("button", name="Stop")
+    expect(stop).to_be_visible()
+    stop.click()
+    expect(second_status).to_have_text("Stopped by you")
+    expect(stop).to_be_hidden()
+    expect(second.locator(".out-stdout")).to_contain_text("looping until you press Stop")
+    expect(second.get_by_role("button", name="Run")).to_be_enabled()
+
+    # An attention heat map drawn with matplotlib shows as an image.
+    _replace_code(page, second, HEAT_MAP)
+    second.get_by_role("button", name="Run").click()
+    figure = second.locator(".out-figure img")
+    expect(figure).to_be_visible()
+    expect(figure).to_have_attribute("alt", re.compile(r"^Figure 1 drawn by your code"))
+    assert figure.evaluate("(img) => img.complete && img.naturalWidth") > 100
+    expect(second_status).to_have_text(FINISHED)
+    second.scroll_into_view_if_needed()
+    second.screenshot(path=ARTIFACTS / "exercise-heat-map.png")
+    page.screenshot(path=ARTIFACTS / "chapter-with-heat-map.png", full_page=True)
+
+    # Reload: each exercise has the learner's code back, and the first is still done.
+    expect(second.locator(".save-state")).to_have_text("Saved")
+    page.reload()
+    first, second = _exercise(page, "One query, three keys"), _exercise(page, "A mask that hides the future")
+    expect(first.locator(".cm-editor")).to_be_visible()
+    assert "query = torch.tensor([0.0, 4.0, 0.0])\n" in _editor_text(first)
+    assert _editor_text(second) == HEAT_MAP
+    expect(first.locator("[data-exercise-done]")).to_be_visible()
+    expect(second.locator("[data-exercise-done]")).to_be_hidden()
+    states = {
+        s.exercise.slug: s for s in ExerciseState.objects.select_related("exercise").filter(user__username="runner1")
+    }
+    assert states["one-query-three-keys"].passed_at is not None
+    assert states["a-mask-that-hides-the-future"].passed_at is None
+
+    # Reset puts the starter code back as one change that Ctrl+Z undoes.
+    second.get_by_role("button", name="Reset").click()
+    assert "use_mask = True" in _editor_text(second)
+    page.keyboard.press("Control+z")
+    assert _editor_text(second) == HEAT_MAP
+    context.close()
