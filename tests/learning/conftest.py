@@ -61,3 +61,11 @@ def course(db):
 @pytest.fixture
 def part_2(course):
     return course.chapters.get(number=2)
+
+
+@pytest.fixture
+def browser():
+    """Chromium for the quiz, progress and accessibility browser tests (a module may define its own)."""
+    from tests.learning.browser_support import browser_launch
+
+    yield from browser_launch()
