@@ -211,3 +211,58 @@ def test_it_runs_checks_stops_draws_and_restores_a_learners_code(browser, live_s
     page.keyboard.press("Control+z")
     assert _editor_text(second) == HEAT_MAP
     context.close()
+
+
+def test_it_lets_keyboard_users_out_and_visitors_in_and_says_why_a_run_cannot_start(
+    browser, live_server, part_2, settings
+):
+    from playwright.sync_api import expect
+
+    from accounts.models import User
+    from courses.models import Exercise
+    from runner.models import Run
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+
+    # A visitor sees the editor, and Run invites them to log in and come back.
+    page.goto(live_server.url + part_2)
+    first = _exercise(page, "One query, three keys")
+    expect(first.locator(".cm-editor")).to_be_visible()
+    login = first.get_by_role("link", name="Log in to run")
+    expect(login).to_have_attribute("href", f"/accounts/login/?next={part_2}")
+    expect(first.get_by_role("button", name="Run")).to_have_count(0)
+
+    _sign_up(page, live_server, "keyboard1")
+    page.goto(live_server.url + part_2)
+    first = _exercise(page, "One query, three keys")
+    status = first.locator("[data-output-status]")
+
+    # Tab indents inside the editor; Escape then Tab moves on to the Run button.
+    first.locator(".cm-line", has_text="tokens = [").click()
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")
+    expect(first.locator(".cm-line", has_text="tokens = [")).to_have_text('    tokens = ["the", "cat", "sat"]')
+    assert page.evaluate("document.activeElement.classList.contains('cm-content')")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Run"
+    page.keyboard.press("Shift+Tab")
+    expect(first.locator(".cm-content")).to_be_focused()
+
+    # Too many runs going at once: the page says so and when to try again.
+    settings.RUNNER_MAX_ACTIVE_PER_LEARNER = 1
+    exercise = Exercise.objects.get(slug="one-query-three-keys")
+    learner = User.objects.get(username="keyboard1")
+    Run.objects.create(user=learner, exercise=exercise, code="print(1)")  # queued: no worker in this test
+    first.get_by_role("button", name="Run").click()
+    expect(status).to_contain_text("Too many runs at once")
+    expect(status).to_contain_text("Try again in 2 s")
+    expect(first.get_by_role("button", name="Run")).to_be_enabled()
+
+    # Code over 64 KiB is neither saved nor run, and the page says why.
+    _replace_code(page, first, "x = 1\n" + "#" * 70_000 + "\n")
+    first.get_by_role("button", name="Run").click()
+    expect(status).to_contain_text("Your code is too large to run (at most 64 KiB)")
+    expect(first.locator(".save-state")).to_contain_text("Not saved")
+    context.close()
