@@ -265,3 +265,52 @@ class GlossaryTermAdmin(admin.ModelAdmin):
     @admin.display(description="Definition")
     def short_definition(self, obj):
         return obj.definition if len(obj.definition) <= 100 else obj.definition[:99] + "…"
+
+
+
+# --- Cohorts -------------------------------------------------------------------------------
+# Imported here, below the authoring admin, so this section stays self-contained.
+from courses.models import Cohort, CohortMembership  # noqa: E402
+from courses.services.cohorts import cohort_invite_code_new, cohort_member_add  # noqa: E402
+
+
+class CohortMembershipInline(admin.TabularInline):
+    model = CohortMembership
+    extra = 0
+    raw_id_fields = ("user",)
+    readonly_fields = ("joined_at",)
+
+
+@admin.register(Cohort)
+class CohortAdmin(admin.ModelAdmin):
+    list_display = ("name", "course", "invite_code", "member_count", "created_at")
+    list_filter = ("course",)
+    search_fields = ("name", "invite_code", "course__title")
+    list_select_related = ("course",)
+    readonly_fields = ("created_by", "created_at")
+    fields = ("course", "name", "invite_code", "created_by", "created_at")
+    inlines = (CohortMembershipInline,)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(member_total=Count("memberships"))
+
+    @admin.display(description="Members", ordering="member_total")
+    def member_count(self, obj):
+        return obj.member_total
+
+    def get_changeform_initial_data(self, request):
+        return {**super().get_changeform_initial_data(request), "invite_code": cohort_invite_code_new()}
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.created_by = request.user
+        super().save_model(request, obj, form, change)
+
+    def save_formset(self, request, form, formset, change):
+        # Members an admin adds are enrolled in the course too, as if they had joined by invite.
+        instances = formset.save(commit=False)
+        for obj in formset.deleted_objects:
+            obj.delete()
+        for membership in instances:
+            cohort_member_add(cohort=form.instance, user=membership.user)
+        formset.save_m2m()

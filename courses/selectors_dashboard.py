@@ -743,12 +743,11 @@ class LearnerDetail:
     enrolment: Enrolment
     chapters: list[LearnerChapterRow]
     answers: list[QuizAnswer]
-    run_count: int
 
 
 def learner_detail(*, course: Course, learner: User) -> LearnerDetail:
     """One learner's chapters and quiz answers in the course (runs come page by page from
-    learner_run_list). Four queries."""
+    learner_run_list). Three queries."""
     enrolment = Enrolment.objects.get(course=course, user=learner)
     progress = ChapterProgress.objects.filter(user=learner, chapter=OuterRef("pk"))
     chapters = (
@@ -788,7 +787,6 @@ def learner_detail(*, course: Course, learner: User) -> LearnerDetail:
             for c in chapters
         ],
         answers=answers,
-        run_count=learner_run_list(course=course, learner=learner).count(),
     )
 
 

@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from frontend import views
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("courses/<slug:course_slug>/<slug:chapter_slug>/place/", views.place_save, name="place_save"),
     path("theme/", views.theme_save, name="theme_save"),
     path("preview/chapters/<int:chapter_id>/", views.chapter_preview, name="chapter_preview"),
+    path("", include("frontend.dashboard_urls")),
 ]

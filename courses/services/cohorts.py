@@ -13,6 +13,10 @@ from courses.selectors_dashboard import course_is_teachable_by
 INVITE_CODE_BYTES = 9  # 12 URL-safe characters: not guessable, short enough to read out
 
 
+def cohort_invite_code_new() -> str:
+    return secrets.token_urlsafe(INVITE_CODE_BYTES)
+
+
 def cohort_create(*, course: Course, name: str, created_by) -> Cohort:
     """Raises PermissionDenied unless `created_by` teaches the course or is an admin, and
     ValidationError for an empty or duplicate name."""
@@ -28,7 +32,7 @@ def cohort_create(*, course: Course, name: str, created_by) -> Cohort:
             return Cohort.objects.create(
                 course=course,
                 name=name[:100],
-                invite_code=secrets.token_urlsafe(INVITE_CODE_BYTES),
+                invite_code=cohort_invite_code_new(),
                 created_by=created_by,
             )
     except IntegrityError as error:  # a concurrent create with the same name
