@@ -233,6 +233,16 @@ def test_it_lets_keyboard_users_out_and_visitors_in_and_says_why_a_run_cannot_st
     expect(login).to_have_attribute("href", f"/accounts/login/?next={part_2}")
     expect(first.get_by_role("button", name="Run")).to_have_count(0)
 
+    # On a 390 px phone the editor and its toolbar fit; long code lines scroll inside the editor.
+    phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True)
+    mobile = phone.new_page()
+    mobile.goto(live_server.url + part_2)
+    mobile_exercise = _exercise(mobile, "One query, three keys")
+    expect(mobile_exercise.locator(".cm-editor")).to_be_visible()
+    assert mobile.evaluate("document.documentElement.scrollWidth") <= 390
+    mobile_exercise.screenshot(path=ARTIFACTS / "exercise-mobile.png")
+    phone.close()
+
     _sign_up(page, live_server, "keyboard1")
     page.goto(live_server.url + part_2)
     first = _exercise(page, "One query, three keys")
