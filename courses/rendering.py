@@ -75,6 +75,8 @@ def html_sanitise(html: str) -> str:
         tags=HTML_TAGS | MATHML_TAGS,
         attributes=ALLOWED_ATTRIBUTES,
         tag_attribute_values={"button": {"type": {"button"}}},
+        # A listing wider than the page scrolls inside itself; keyboard users must reach it too.
+        set_tag_attribute_values={"pre": {"tabindex": "0"}},
         url_schemes={"http", "https", "mailto"},
         strip_comments=True,
         link_rel="noopener noreferrer",
