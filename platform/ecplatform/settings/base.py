@@ -172,13 +172,14 @@ if REDIS_URL:
 else:
     _broker = VAR_DIR / "broker"
     # kombu's file-system transport expects its folders to exist before a worker declares queues.
-    for _folder in ("queue", "processed"):
+    for _folder in ("queue", "processed", "control"):
         (_broker / _folder).mkdir(parents=True, exist_ok=True)
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker / "queue"),
         "data_folder_out": str(_broker / "queue"),
         "processed_folder": str(_broker / "processed"),
+        "control_folder": str(_broker / "control"),
         "store_processed": False,
     }
 CELERY_TASK_IGNORE_RESULT = True
