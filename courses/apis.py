@@ -42,6 +42,7 @@ class ExerciseCodeApi(APIView):
         code = serializers.CharField(
             allow_blank=True, trim_whitespace=False, help_text=f"Python source, at most {MAX_SAVED_CODE_BYTES} bytes."
         )
+
     class OutputSerializer(serializers.Serializer):
         exercise = serializers.IntegerField()
         code = serializers.CharField()

@@ -184,6 +184,18 @@ class DockerBackend:
                 return None, False
         return status.get("StatusCode"), bool(container.attrs.get("State", {}).get("OOMKilled"))
 
+    def stop(self, run_id: str) -> None:
+        """Kills a run's container wherever it runs (this worker or a dead one); the worker that
+        supervises it then sees the stream end and removes it."""
+        try:
+            containers = self.client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+        except DockerException:
+            logger.exception("could not look up the sandbox of run %s", run_id)
+            return
+        for container in containers:
+            with contextlib.suppress(DockerException):  # already stopped or removed
+                container.remove(force=True)
+
     # -- strays -------------------------------------------------------------------------------
     def cleanup_strays(self, *, max_age_s: float = STRAY_AGE_S) -> int:
         """Removes sandbox containers older than any run could last (a dead worker's)."""

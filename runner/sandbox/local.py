@@ -72,6 +72,8 @@ class LocalBackend:
         self.runtime = Path(runtime or runtime_default())
         self.bwrap = bwrap or bwrap_path() or "bwrap"
         self._cpu = count()
+        # The sandboxes this worker process runs now, so stop(run_id) can end one early.
+        self._running: dict[str, subprocess.Popen] = {}
 
     # -- the interface ------------------------------------------------------------------------
     def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
@@ -106,6 +108,7 @@ class LocalBackend:
             if seccomp is not None:
                 os.close(seccomp)
 
+        self._running[request.run_id] = proc
         stderr_chunks: list[bytes] = []
         stderr_thread = threading.Thread(target=_read_capped, args=(proc.stderr, stderr_chunks), daemon=True)
         stderr_thread.start()
@@ -130,6 +133,7 @@ class LocalBackend:
                 exit_code = proc.wait()
         finally:
             # Whatever happened above, nothing of the run survives it.
+            self._running.pop(request.run_id, None)
             _kill(proc)
             proc.wait()
             stderr_thread.join(timeout=1)
@@ -147,6 +151,13 @@ class LocalBackend:
             stderr_tail=b"".join(stderr_chunks).decode("utf-8", "replace"),
             details={"backend": self.name, "warm": False},
         )
+
+    def stop(self, run_id: str) -> None:
+        """Ends a run of this worker process now (the learner pressed Stop). A run of a dead
+        worker needs nothing: its sandbox died with it (--die-with-parent)."""
+        proc = self._running.get(run_id)
+        if proc is not None:
+            _kill(proc)
 
     def cleanup_strays(self) -> int:
         # bubblewrap sandboxes die with the worker (--die-with-parent, PID namespace): no strays.

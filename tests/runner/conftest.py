@@ -79,5 +79,6 @@ def run_code():
 
 
 def host_processes_with(marker: str) -> list[str]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True, check=True).stdout
-    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+    # -ww: full command lines whatever COLUMNS says, or a marker at the end could be cut off.
+    out = subprocess.run(["ps", "-eww", "-o", "pid=,args="], capture_output=True, text=True, check=True).stdout
+    return [line for line in out.splitlines() if marker in line and "ps -eww" not in line]
