@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.services import service_missing
+
 COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
 
 
@@ -27,7 +29,7 @@ def compose_cli() -> list[str] | None:
 def test_docker_compose_config_passes():
     cli = compose_cli()
     if cli is None:
-        pytest.skip("neither `docker compose` nor `docker-compose` is installed; the structure test below still runs")
+        service_missing("neither `docker compose` nor `docker-compose` is installed")
     out = subprocess.run([*cli, "-f", str(COMPOSE), "config", "--quiet"], capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
 
