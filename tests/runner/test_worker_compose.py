@@ -44,7 +44,8 @@ def test_it_declares_the_services_the_platform_needs(stack):
         env = services[name]["environment"]
         assert env["REDIS_URL"].startswith("redis://redis:")
         assert env["DATABASE_URL"].startswith("postgres://")
-        assert services[name]["env_file"][0]["path"] == ".env"
+        # From the environment or .env, never written into the file.
+        assert env["SECRET_KEY"] == "${SECRET_KEY:-}"
 
 
 def test_only_the_workers_touch_the_docker_socket(stack):
