@@ -4,8 +4,8 @@ A backend takes one RunRequest, runs it in isolation through the shared harness
 (runner/sandbox/harness.py), reports each output event through `on_event` as it arrives, and
 returns a RunResult. It never touches the database: the run service owns the Run row.
 
-A later step adds a pool of pre-started sandboxes; it slots in as a backend (or a wrapper around
-one) with this same interface, so neither the task nor the API changes.
+Warm sandboxes (runner/sandbox/pool.py) sit inside each backend behind this same interface: a run
+with an `owner` may run in that learner's warm sandbox; `details["warm"]` says whether it did.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ class RunRequest:
     check_code: str = ""
     limits: Limits = field(default_factory=Limits)
     gpu: bool = False
+    # The learner the run belongs to: a warm sandbox serves one owner only. Empty: always cold.
+    owner: str = ""
 
 
 @dataclass

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import socket
 import struct
+import threading
 import time
 from datetime import UTC, datetime
 
@@ -21,6 +24,7 @@ from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from .base import EventSink, Limits, RunRequest, RunResult, setting
+from .pool import PoolHolder, WarmSandbox, WarmSettings
 from .protocol import STDERR_TAIL, request_payload, run_result, supervise
 
 logger = logging.getLogger(__name__)
@@ -28,6 +32,8 @@ logger = logging.getLogger(__name__)
 IMAGE_DEFAULT = "easycompilers-sandbox:latest"
 LABEL_SANDBOX = "easycompilers.sandbox"
 LABEL_RUN = "easycompilers.run"
+# A warm sandbox's container: "<host>:<pid>" of the worker process that owns it.
+LABEL_WARM = "easycompilers.warm"
 SANDBOX_TMP = "/tmp"  # noqa: S108 - the container's own private tmpfs
 ENVIRONMENT = {
     "HOME": SANDBOX_TMP,
@@ -49,6 +55,7 @@ class DockerBackend:
         # Whether this worker serves GPU runs (its `gpu` queue); a GPU run elsewhere gets none.
         self.gpu = setting("RUNNER_GPU", False) if gpu is None else gpu
         self._client = client
+        self.warm = PoolHolder(name=self.name, start=self._warm_start)
 
     @property
     def client(self):
@@ -117,6 +124,13 @@ class DockerBackend:
         return config
 
     def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        pool = self.warm.get() if request.owner else None
+        if pool is None:
+            return self.execute_cold(request, on_event)
+        return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
+
+    def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        """A fresh container for this one run."""
         limits = request.limits
         try:
             container = self.client.containers.create(**self.container_config(request))
@@ -195,10 +209,18 @@ class DockerBackend:
         for container in containers:
             with contextlib.suppress(DockerException):  # already stopped or removed
                 container.remove(force=True)
+        pool = self.warm.current()
+        if pool is not None:
+            pool.stop(run_id)
+
+    def _warm_start(self, shape: tuple) -> DockerWarmSandbox:
+        limits, gpu = shape
+        return DockerWarmSandbox(backend=self, limits=limits, gpu=gpu)
 
     # -- strays -------------------------------------------------------------------------------
     def cleanup_strays(self, *, max_age_s: float = STRAY_AGE_S) -> int:
-        """Removes sandbox containers older than any run could last (a dead worker's)."""
+        """Removes sandbox containers older than any run could last (a dead worker's), and warm
+        ones whose worker process is gone (on this host) or that outlived any warm sandbox."""
         removed = 0
         now = datetime.now(UTC)
         try:
@@ -206,9 +228,15 @@ class DockerBackend:
         except DockerException:
             logger.exception("could not list sandbox containers")
             return 0
+        warm_max_age_s = WarmSettings.from_settings().max_age_s + max_age_s
         for container in containers:
             created = _parse_created(container.attrs.get("Created", ""))
-            if created is not None and (now - created).total_seconds() < max_age_s:
+            age_s = (now - created).total_seconds() if created is not None else float("inf")
+            owner = container.labels.get(LABEL_WARM)
+            if owner is not None:
+                if _warm_owner_alive(owner) and age_s < warm_max_age_s:
+                    continue
+            elif age_s < max_age_s:
                 continue
             try:
                 container.remove(force=True)
@@ -218,6 +246,25 @@ class DockerBackend:
             except DockerException:
                 logger.exception("could not remove stray sandbox %s", container.short_id)
         return removed
+
+
+def _warm_owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _warm_owner_alive(owner: str) -> bool:
+    """Whether the worker process named by a warm container's label may still be alive: on this
+    host, its pid must exist; another host's cannot be checked (its age rule applies)."""
+    host, _, pid = owner.rpartition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _parse_created(value: str) -> datetime | None:
@@ -267,3 +314,79 @@ class Frames:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.close()
+
+
+class DockerWarmSandbox(WarmSandbox):
+    """A container of the sandbox image whose harness serves runs (pool.py): the cold
+    container's settings, the harness as PID 1 with --serve. Stdin closes when the worker's attach
+    socket does (StdinOnce), so a container whose worker died ends, and the engine removes it."""
+
+    backend_name = "docker"
+    address_space = False  # the container's memory cgroup is the limit, as for a cold run
+
+    def __init__(self, *, backend: DockerBackend, limits: Limits, gpu: bool):
+        super().__init__(shape=(limits, gpu))
+        config = backend.container_config(RunRequest(run_id=f"warm-{self.id}", code="", limits=limits, gpu=gpu))
+        config["labels"] = {LABEL_SANDBOX: "1", LABEL_WARM: _warm_owner()}
+        config["command"] = ["--serve"]
+        config["detach"] = False  # with stdin_open: StdinOnce
+        config["auto_remove"] = True
+        self.container = backend.client.containers.create(**config)
+        self._lock = threading.Lock()
+        try:
+            sock = self.container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            self.sock = sock._sock
+            self.sock.settimeout(None)
+            self.container.start()
+        except (DockerException, OSError):
+            with contextlib.suppress(DockerException):
+                self.container.remove(force=True)
+            raise
+        threading.Thread(target=self._pump, name=f"warm-{self.id}", daemon=True).start()
+
+    def _pump(self) -> None:
+        frames = Frames(self.sock)
+        try:
+            while True:
+                header = frames._exact(8)
+                if not header:
+                    return
+                kind, size = header[0], struct.unpack(">I", header[4:])[0]
+                data = frames._exact(size) if size else b""
+                if size and not data:
+                    return
+                if kind == 1:
+                    self._on_stdout(data)
+                elif kind == 2:
+                    self._on_stderr(data)
+        except OSError:
+            return
+        finally:
+            self._on_eof()
+
+    def _send(self, data: bytes) -> None:
+        with self._lock:
+            self.sock.sendall(data)
+
+    def _kill(self) -> None:
+        with contextlib.suppress(DockerException):
+            self.container.kill()
+
+    def _exit_code(self) -> int | None:
+        try:
+            return self.container.wait(timeout=5).get("StatusCode")
+        except Exception:  # removed already (auto_remove), or the engine's timeout
+            return None
+
+    def _close(self) -> None:
+        with contextlib.suppress(DockerException):
+            self.container.remove(force=True)
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+    def memory_kib(self) -> int:
+        """The container's memory without the page cache (shared with every other container)."""
+        stats = self.container.stats(stream=False).get("memory_stats", {})
+        inner = stats.get("stats", {})
+        used = inner.get("rss", inner.get("anon"))
+        return int(used if used is not None else stats.get("usage", 0)) // 1024

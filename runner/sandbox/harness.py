@@ -14,18 +14,26 @@ Exit code 0 when the learner's code ran without an exception, 1 when it raised (
 cap stopped it), sys.exit()'s code when it called that. The worker trusts none of this blindly:
 the learner can write to the protocol fd too, so the worker validates every line and enforces the
 limits itself. The harness never imports torch and so never initialises CUDA.
+
+With `--serve` it is a warm sandbox's server (see `serve`): it imports torch, numpy and
+matplotlib once, then forks a fresh process for each request it reads, which runs exactly as above.
 """
 
 import base64
 import codecs
 import contextlib
+import ctypes
 import fcntl
+import gc
 import io
 import json
 import linecache
 import os
 import resource
 import select
+import shutil
+import signal
+import stat
 import struct
 import sys
 import termios
@@ -35,8 +43,9 @@ import traceback
 
 FILENAME = "<exercise>"
 CHUNK = 64 * 1024
-# Output that arrives within this many seconds of a first chunk goes out as one event.
-COALESCE_S = 0.02
+# Output that arrives within this many seconds of a first chunk goes out as one event (short: the
+# run's end waits for it, and a warm run takes a few milliseconds).
+COALESCE_S = 0.005
 
 
 class Channel:
@@ -191,14 +200,17 @@ class PyplotHook:
 
         def exec_module(module):
             loader_exec(module)
-
-            def show(*args, **kwargs):
-                figures.flush()
-
-            module.show = show
+            patch_show(module, figures)
 
         spec.loader.exec_module = exec_module
         return spec
+
+
+def patch_show(pyplot, figures: Figures) -> None:
+    def show(*args, **kwargs):
+        figures.flush()
+
+    pyplot.show = show
 
 
 def learner_traceback(exc: BaseException) -> list[str]:
@@ -234,7 +246,11 @@ def run_check(check_code: str, ns: dict) -> dict:
 def set_limits(limits: dict) -> None:
     """Limits that must apply inside the sandbox's own user namespace (RLIMIT_NPROC counts per
     namespace and uid there, so one run's processes never count against another's)."""
-    for key, which in (("pids", resource.RLIMIT_NPROC), ("address_space", resource.RLIMIT_AS)):
+    for key, which in (
+        ("pids", resource.RLIMIT_NPROC),
+        ("address_space", resource.RLIMIT_AS),
+        ("cpu_s", resource.RLIMIT_CPU),
+    ):
         value = int(limits.get(key) or 0)
         if value:
             _soft, hard = resource.getrlimit(which)
@@ -245,6 +261,10 @@ def set_limits(limits: dict) -> None:
 
 def main() -> int:
     request = json.loads(sys.stdin.buffer.readline().decode("utf-8"))
+    return run_request(request)
+
+
+def run_request(request: dict) -> int:
     limits = request.get("limits") or {}
     code = request["code"]
     check_code = request.get("check") or ""
@@ -271,6 +291,8 @@ def main() -> int:
     os.environ["MPLBACKEND"] = "Agg"
     figures = Figures(channel, limits, pumps)
     sys.meta_path.insert(0, PyplotHook(figures))
+    if "matplotlib.pyplot" in sys.modules:  # imported ahead by a warm sandbox's server
+        patch_show(sys.modules["matplotlib.pyplot"], figures)
 
     lines = code.splitlines(keepends=True)
     linecache.cache[FILENAME] = (len(code), None, lines, FILENAME)
@@ -299,9 +321,12 @@ def main() -> int:
         drain(pumps)
         channel.send(result)
 
-    # Close our ends of the output pipes and let the pumps drain. A child that keeps a copy open
-    # must not hold the run: the pumps get a moment, then the run ends (and the sandbox with it).
-    drain(pumps)
+    # Close our ends of the output pipes and let the pumps drain to the end of the pipes. A child
+    # that keeps a copy open must not hold the run: the pumps get a moment, then the run ends (and
+    # the sandbox with it).
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     for t in pumps:
@@ -309,5 +334,246 @@ def main() -> int:
     return exit_code
 
 
+# --- warm sandbox server ------------------------------------------------------------------------
+#
+# The server runs as PID 1 of the sandbox's PID namespace (so nothing in the sandbox can kill or
+# stop it: the kernel drops SIGKILL and SIGSTOP sent to a namespace's init from inside), is not
+# dumpable (so a run cannot ptrace it or open its /proc files, memory or fds), and for each request
+# line on stdin forks a child that runs the request as `run_request` does in a cold sandbox. After
+# the child exits it kills every other process in the sandbox, removes every file the run left in
+# the writable folders, removes SysV IPC objects, and checks that what it cannot restore (device
+# nodes, folder modes) is untouched; if not, it says "tainted" and exits, and the worker starts
+# over cold. Its stderr is the control channel, which no run can write to (fd 2 is a pipe in the
+# child before learner code starts):
+#     {"type": "idle"}                         ready for the first request
+#     {"type": "exited", "exit_code", "oom", "tainted"}   the run is over and cleaned up
+#     {"type": "refused", "message"}           cannot serve; the server exits
+# After "exited" the worker sends a fresh random nonce on stdin (no process of the run is alive to
+# see it) and the server writes {"type": "end", "nonce"} on stdout: the run's last stdout line. A
+# run cannot forge it, so output of one run never reaches the next.
+
+WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue", "/dev")  # noqa: S108 - the sandbox's own mounts
+PRELOAD = ("torch", "numpy", "matplotlib", "matplotlib.pyplot")
+CATCHABLE = [s for s in signal.Signals if s not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD)]
+PR_SET_DUMPABLE = 4
+
+
+def control(event: dict) -> None:
+    line = (json.dumps(event) + "\n").encode()
+    while line:
+        line = line[os.write(2, line) :]
+
+
+def read_line(fd: int) -> bytes:
+    """One line from fd, read a byte at a time so nothing past it is taken from the pipe."""
+    buf = bytearray()
+    while True:
+        b = os.read(fd, 1)
+        if not b:
+            return b""
+        if b == b"\n":
+            return bytes(buf)
+        buf += b
+
+
+def set_dumpable(value: int) -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, value, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
+def entry_print(path: str) -> tuple:
+    st = os.lstat(path)
+    target = os.readlink(path) if stat.S_ISLNK(st.st_mode) else ""
+    return (st.st_mode, st.st_uid, st.st_ino, st.st_rdev, target)
+
+
+def snapshot() -> dict:
+    """What the writable folders hold when the server is ready: their own mode and each entry."""
+    shot = {}
+    for folder in WRITABLE:
+        if os.path.isdir(folder) and not os.path.islink(folder):
+            shot[folder] = (
+                entry_print(folder),
+                {name: entry_print(os.path.join(folder, name)) for name in os.listdir(folder)},
+            )
+    return shot
+
+
+def wipe(shot: dict) -> bool:
+    """Removes what a run added to the writable folders; False when something it had cannot be
+    put back (a device node removed or replaced, a mode changed)."""
+    clean = True
+    for folder, (own, entries) in shot.items():
+        try:
+            if entry_print(folder) != own:
+                clean = False
+            for name in os.listdir(folder):
+                path = os.path.join(folder, name)
+                if name in entries and entry_print(path) == entries[name]:
+                    continue
+                if name in entries:
+                    clean = False
+                remove(path)
+        except OSError:
+            clean = False
+    return clean and ipc_clear()
+
+
+def remove(path: str) -> None:
+    if os.path.isdir(path) and not os.path.islink(path):
+        # A run may have taken away its own permissions on a folder of its own.
+        for root, dirs, _files in os.walk(path):
+            for d in dirs:
+                with contextlib.suppress(OSError):
+                    os.chmod(os.path.join(root, d), 0o700)
+        with contextlib.suppress(OSError):
+            os.chmod(path, 0o700)
+        shutil.rmtree(path)
+    else:
+        os.unlink(path)
+
+
+def ipc_clear() -> bool:
+    """SysV shared memory, semaphores and message queues outlive their processes: remove them."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    ok = True
+    for kind, call in (("shm", libc.shmctl), ("sem", None), ("msg", libc.msgctl)):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                ids = [int(line.split()[1]) for line in f.readlines()[1:] if line.strip()]
+        except OSError:
+            continue
+        for ipc_id in ids:
+            result = libc.semctl(ipc_id, 0, 0) if kind == "sem" else call(ipc_id, 0, None)  # IPC_RMID
+            ok = ok and result == 0
+    return ok
+
+
+def kill_all() -> None:
+    """Every process in the sandbox but this one (init) ends, and is reaped."""
+    me = os.getpid()
+    for _ in range(1000):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0] > 0:
+                pass
+        if not [p for p in os.listdir("/proc") if p.isdigit() and int(p) != me]:
+            return
+        time.sleep(0.001)
+    raise RuntimeError("processes of the run would not end")
+
+
+def oom_kills() -> int:
+    for path, key in (
+        ("/sys/fs/cgroup/memory.events", "oom_kill"),
+        ("/sys/fs/cgroup/memory/memory.oom_control", "oom_kill"),
+    ):
+        with contextlib.suppress(OSError, ValueError), open(path) as f:
+            for line in f:
+                name, _, value = line.partition(" ")
+                if name == key:
+                    return int(value)
+    return 0
+
+
+def cuda_initialised() -> bool:
+    torch = sys.modules.get("torch")
+    return bool(torch is not None and torch.cuda.is_initialized())
+
+
+def warm_up() -> None:
+    """First calls that set things up lazily, made once here rather than in every run. None of
+    them draws a random number (a run starts from the random state a cold start has) or starts a
+    thread (OMP_NUM_THREADS=1)."""
+    numpy = sys.modules["numpy"]
+    torch = sys.modules["torch"]
+    numpy.random.seed()
+    numpy.ones((4, 4)) @ numpy.ones((4, 4))
+    repr(torch.softmax(torch.ones(4) @ torch.ones(4, 4), dim=0))
+
+
+def child(request: dict) -> int:
+    """The forked process of one run: back to a cold sandbox's state, then the run."""
+    for sig in CATCHABLE:
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_DFL)
+    os.closerange(3, 1 << 16)
+    set_dumpable(1)
+    # A fork copies the server's random state: every run would draw the same numbers.
+    import random
+
+    random.seed()
+    numpy = sys.modules.get("numpy")
+    if numpy is not None:
+        numpy.random.seed()
+    return run_request(request)
+
+
+def serve() -> int:
+    if os.getpid() != 1:
+        control({"type": "refused", "message": "the server must be the sandbox's PID 1"})
+        return 2
+    for sig in CATCHABLE:
+        with contextlib.suppress(OSError, ValueError):
+            signal.signal(sig, signal.SIG_IGN)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    set_dumpable(0)
+    os.environ["MPLBACKEND"] = "Agg"
+    for name in PRELOAD:
+        __import__(name)
+    warm_up()
+    if cuda_initialised():
+        control({"type": "refused", "message": "CUDA was initialised while importing"})
+        return 2
+    gc.collect()
+    # Objects made so far stay out of the collector's way, so children do not copy their pages.
+    gc.freeze()
+    for folder in WRITABLE[:2]:  # caches the imports wrote (matplotlib's font list)
+        for name in os.listdir(folder) if os.path.isdir(folder) else ():
+            remove(os.path.join(folder, name))
+    shot = snapshot()
+    control({"type": "idle"})
+    while True:
+        line = read_line(0)
+        if not line:
+            return 0  # the worker handed the sandbox back
+        request = json.loads(line.decode("utf-8"))
+        if cuda_initialised() or len(os.listdir("/proc/self/task")) != 1:
+            control({"type": "refused", "message": "the server is not in a state to fork"})
+            return 2
+        ooms = oom_kills()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                code = child(request)
+            except BaseException:
+                code = 70
+            os._exit(code)
+        while True:
+            reaped, status = os.waitpid(-1, 0)
+            if reaped == pid:
+                break
+        kill_all()
+        clean = wipe(shot)
+        control(
+            {
+                "type": "exited",
+                "exit_code": os.waitstatus_to_exitcode(status),
+                "oom": oom_kills() > ooms,
+                "tainted": not clean,
+            }
+        )
+        if not clean:
+            return 3
+        nonce = read_line(0).decode("ascii", "replace")
+        if not nonce:
+            return 0
+        end = (json.dumps({"type": "end", "nonce": nonce}) + "\n").encode()
+        while end:
+            end = end[os.write(1, end) :]
+
+
 if __name__ == "__main__":
-    os._exit(main())
+    os._exit(serve() if sys.argv[1:] == ["--serve"] else main())

@@ -34,6 +34,7 @@ from itertools import count
 from pathlib import Path
 
 from .base import EventSink, Limits, RunRequest, RunResult, setting
+from .pool import PoolHolder, WarmSandbox
 from .protocol import STDERR_TAIL, request_payload, run_result, supervise
 
 logger = logging.getLogger(__name__)
@@ -74,9 +75,17 @@ class LocalBackend:
         self._cpu = count()
         # The sandboxes this worker process runs now, so stop(run_id) can end one early.
         self._running: dict[str, subprocess.Popen] = {}
+        self.warm = PoolHolder(name=self.name, start=self._warm_start)
 
     # -- the interface ------------------------------------------------------------------------
     def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        pool = self.warm.get() if request.owner else None
+        if pool is None:
+            return self.execute_cold(request, on_event)
+        return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
+
+    def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        """A fresh sandbox for this one run."""
         limits = request.limits
         try:
             argv = self._argv(limits)
@@ -96,7 +105,7 @@ class LocalBackend:
                 stderr=subprocess.PIPE,
                 process_group=0,
                 pass_fds=[seccomp] if seccomp is not None else [],
-                preexec_fn=lambda: _child_limits(limits, cpu, group),
+                preexec_fn=lambda: _child_limits(limits, cpu, group, cpu_s=int(limits.wall_s) + 5),
                 env=ENV,
                 close_fds=True,
             )
@@ -158,13 +167,20 @@ class LocalBackend:
         proc = self._running.get(run_id)
         if proc is not None:
             _kill(proc)
+        pool = self.warm.current()
+        if pool is not None:
+            pool.stop(run_id)
 
     def cleanup_strays(self) -> int:
         # bubblewrap sandboxes die with the worker (--die-with-parent, PID namespace): no strays.
         return 0
 
+    def _warm_start(self, shape: tuple) -> LocalWarmSandbox:
+        limits, _gpu = shape
+        return LocalWarmSandbox(backend=self, limits=limits)
+
     # -- building the sandbox -----------------------------------------------------------------
-    def _argv(self, limits: Limits) -> list[str]:
+    def _argv(self, limits: Limits, *, serve: bool = False) -> list[str]:
         python = self.runtime / "bin" / "python"
         if not python.exists():
             raise OSError(f"no Python at {python}")
@@ -172,6 +188,8 @@ class LocalBackend:
 
         argv = [
             self.bwrap,
+            # A warm sandbox's server is the namespace's init, which nothing inside can kill.
+            *(["--as-pid-1"] if serve else []),
             "--unshare-all",
             "--unshare-user",
             "--disable-userns",
@@ -216,6 +234,7 @@ class LocalBackend:
             "-I",
             "-B",
             HARNESS_DEST,
+            *(["--serve"] if serve else []),
         ]
         return argv
 
@@ -325,17 +344,17 @@ def seccomp_program() -> bytes | None:
     return b"".join(struct.pack("HBBI", *insn) for insn in prog)
 
 
-def _child_limits(limits: Limits, cpu: int, group: PidsCgroup | None) -> None:
-    """Runs in the forked child before bubblewrap starts."""
+def _child_limits(limits: Limits, cpu: int, group: PidsCgroup | None, *, cpu_s: int | None) -> None:
+    """Runs in the forked child before bubblewrap starts. `cpu_s` None: a warm sandbox, whose
+    harness caps each run's CPU seconds itself (the sandbox outlives its runs)."""
     if group:
         group.enter()
     os.sched_setaffinity(0, {cpu})
-    cpu_s = int(limits.wall_s) + 5
     for which, value in (
         (resource.RLIMIT_AS, limits.memory_bytes),
         (resource.RLIMIT_NOFILE, limits.open_files),
         (resource.RLIMIT_FSIZE, limits.file_size_bytes),
-        (resource.RLIMIT_CPU, cpu_s),
+        (resource.RLIMIT_CPU, cpu_s if cpu_s is not None else resource.RLIM_INFINITY),
         (resource.RLIMIT_CORE, 0),
     ):
         resource.setrlimit(which, (value, value))
@@ -374,3 +393,92 @@ def _read_capped(stream, chunks: list[bytes]) -> None:
 def _kill(proc: subprocess.Popen) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
+
+
+class LocalWarmSandbox(WarmSandbox):
+    """A bubblewrap sandbox whose harness serves runs (pool.py): the cold sandbox's namespaces,
+    mounts, seccomp filter, pids cgroup and rlimits, with the harness as the PID namespace's init."""
+
+    backend_name = "local"
+
+    def __init__(self, *, backend: LocalBackend, limits: Limits):
+        super().__init__(shape=(limits, False))
+        argv = backend._argv(limits, serve=True)
+        cpu = backend._pick_cpu()
+        self.group = PidsCgroup.create(f"warm-{self.id}", limits.pids) if os.geteuid() == 0 else None
+        seccomp = _seccomp_fd()
+        if seccomp is not None:
+            argv[1:1] = ["--seccomp", str(seccomp)]
+        self._lock = threading.Lock()
+        group = self.group
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                process_group=0,
+                pass_fds=[seccomp] if seccomp is not None else [],
+                preexec_fn=lambda: _child_limits(limits, cpu, group, cpu_s=None),
+                env=ENV,
+                close_fds=True,
+            )
+        except OSError:
+            if self.group:
+                self.group.remove()
+            raise
+        finally:
+            if seccomp is not None:
+                os.close(seccomp)
+        threading.Thread(target=self._pump, args=(self.proc.stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.proc.stderr, False), daemon=True).start()
+
+    def _pump(self, stream, is_stdout: bool) -> None:
+        while True:
+            try:
+                data = stream.read1(65536)
+            except (OSError, ValueError):
+                data = b""
+            if not data:
+                if is_stdout:
+                    self._on_eof()
+                return
+            (self._on_stdout if is_stdout else self._on_stderr)(data)
+
+    def _send(self, data: bytes) -> None:
+        with self._lock:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+
+    def _kill(self) -> None:
+        _kill(self.proc)
+
+    def _exit_code(self) -> int | None:
+        try:
+            return self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return None
+
+    def _close(self) -> None:
+        _kill(self.proc)
+        self.proc.wait()
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.close()
+        if self.group:
+            self.group.remove()
+            self.group = None
+
+    def memory_kib(self) -> int:
+        """Proportional set size of the sandbox's processes (idle: bubblewrap and the server)."""
+        total, pids = 0, [self.proc.pid]
+        while pids:
+            pid = pids.pop()
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1])
+            with contextlib.suppress(OSError):
+                for task in Path(f"/proc/{pid}/task").iterdir():
+                    pids += [int(c) for c in (task / "children").read_text().split()]
+        return total

@@ -27,9 +27,10 @@ MAX_MESSAGE = 2000
 STDERR_TAIL = 4000
 
 
-def request_payload(request: RunRequest, *, address_space: bool) -> bytes:
+def request_payload(request: RunRequest, *, address_space: bool, cpu_s: int | None = None) -> bytes:
     """What the harness reads on stdin. `address_space`: the harness also caps its address space
-    at the memory limit (where no cgroup does it; never with a GPU, whose driver maps far more)."""
+    at the memory limit (where no cgroup does it; never with a GPU, whose driver maps far more).
+    `cpu_s`: the harness caps the run's CPU seconds (a warm sandbox's run, whose sandbox outlives it)."""
     limits = request.limits
     harness_limits = {
         "output_bytes": limits.output_bytes,
@@ -39,6 +40,8 @@ def request_payload(request: RunRequest, *, address_space: bool) -> bytes:
     }
     if address_space:
         harness_limits["address_space"] = limits.memory_bytes
+    if cpu_s:
+        harness_limits["cpu_s"] = cpu_s
     # One line: the harness reads up to the newline, so it never waits for the end of stdin.
     return (json.dumps({"code": request.code, "check": request.check_code, "limits": harness_limits}) + "\n").encode()
 

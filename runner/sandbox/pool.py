@@ -1,0 +1,495 @@
+"""Warm sandboxes: a sandbox per active learner that forks a fresh process for each run.
+
+A warm sandbox is an ordinary sandbox of its backend (same namespaces, mounts, limits and
+harness) whose harness runs as a server (`harness.py --serve`): it imports torch, numpy and
+matplotlib once, then for each run forks a child that runs the request exactly as a cold sandbox
+does, and afterwards kills every process the run left, removes its files and IPC objects, and
+checks that nothing it cannot restore was touched. So a run pays for a fork, not for a Python
+start and a torch import.
+
+Who shares what:
+- a sandbox serves one learner only: it starts as a spare (started ahead, nobody's), is bound to
+  the first learner who needs one, and is closed after RUNNER_WARM_IDLE_S without a run, after
+  RUNNER_WARM_MAX_AGE_S, or after any run that did not end cleanly (time limit, output cap, a
+  sandbox that died, anything the server could not clean up);
+- it serves one run at a time: a second run of the same learner at once takes a spare or runs cold;
+- no spare ready, or RUNNER_WARM_MAX sandboxes already in this process: the run goes cold, never
+  to another learner's sandbox.
+
+The pool lives in the worker process that runs the sandboxes (one per Celery prefork child),
+is made on first use (a pool inherited through a fork is dropped), and is closed at exit. A
+worker that dies takes its sandboxes with it: bubblewrap's --die-with-parent, and for containers
+stdin closes with the worker's attach socket, the server exits and the engine removes the
+container (labels let the sweeper remove any that remain).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import json
+import logging
+import os
+import queue
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from .base import EventSink, Limits, RunRequest, RunResult, setting
+from .protocol import STDERR_TAIL, request_payload, run_result, supervise
+
+logger = logging.getLogger(__name__)
+
+STARTUP_TIMEOUT_S = 120
+
+
+@dataclass(frozen=True)
+class WarmSettings:
+    enabled: bool = True
+    spares: int = 2
+    max_sandboxes: int = 6
+    idle_s: float = 300.0
+    max_age_s: float = 3600.0
+
+    @classmethod
+    def from_settings(cls) -> WarmSettings:
+        return cls(
+            enabled=bool(setting("RUNNER_WARM", cls.enabled)),
+            spares=int(setting("RUNNER_WARM_SPARES", cls.spares)),
+            max_sandboxes=int(setting("RUNNER_WARM_MAX", cls.max_sandboxes)),
+            idle_s=float(setting("RUNNER_WARM_IDLE_S", cls.idle_s)),
+            max_age_s=float(setting("RUNNER_WARM_MAX_AGE_S", cls.max_age_s)),
+        )
+
+
+def sandbox_shape(request: RunRequest) -> tuple:
+    """What a sandbox is made for: every limit but the wall time (each run has its own), and GPU."""
+    return (replace(request.limits, wall_s=Limits.wall_s), request.gpu)
+
+
+class WarmSandbox:
+    """The worker's side of one warm sandbox. A backend subclass starts the sandbox and feeds
+    `_on_stdout`, `_on_stderr` and `_on_eof` from its streams; `_send`, `_kill`, `_close` and
+    `_exit_code` reach the sandbox."""
+
+    backend_name = ""
+
+    def __init__(self, *, shape: tuple):
+        self.shape = shape
+        self.id = secrets.token_hex(4)
+        self.created = time.monotonic()
+        self.last_used = self.created
+        self.ready_s: float | None = None
+        self.runs = 0
+        self.dead = False
+        self.broken = ""
+        self._ready = threading.Event()
+        self._inbox: queue.Queue = queue.Queue()
+        self._stderr_partial = b""
+        self._diagnostics = bytearray()
+
+    # -- fed by the backend's stream readers ---------------------------------------------------
+    def _on_stdout(self, data: bytes) -> None:
+        self._inbox.put(("out", data))
+
+    def _on_stderr(self, data: bytes) -> None:
+        lines = (self._stderr_partial + data).split(b"\n")
+        self._stderr_partial = lines.pop()
+        for line in lines:
+            event = _control(line)
+            if event is None:
+                if len(self._diagnostics) < STDERR_TAIL * 4:
+                    self._diagnostics += line + b"\n"
+            elif event["type"] == "idle":
+                self.ready_s = time.monotonic() - self.created
+                self._ready.set()
+            elif event["type"] == "refused":
+                self.broken = str(event.get("message", "refused"))
+                logger.warning("warm %s sandbox %s refused to serve: %s", self.backend_name, self.id, self.broken)
+            else:
+                self._inbox.put(("ctl", event))
+
+    def _on_eof(self) -> None:
+        self.dead = True
+        self._ready.set()
+        self._inbox.put(("eof", None))
+
+    # -- reaching the sandbox (backend subclasses) ---------------------------------------------
+    def _send(self, data: bytes) -> None:
+        raise NotImplementedError
+
+    def _kill(self) -> None:
+        raise NotImplementedError
+
+    def _close(self) -> None:
+        raise NotImplementedError
+
+    def _exit_code(self) -> int | None:
+        raise NotImplementedError
+
+    # -- for the pool ----------------------------------------------------------------------------
+    @property
+    def ready(self) -> bool:
+        return self._ready.is_set() and not self.dead and not self.broken
+
+    def wait_ready(self, timeout: float = STARTUP_TIMEOUT_S) -> bool:
+        self._ready.wait(timeout)
+        return self.ready
+
+    def close(self) -> None:
+        self.dead = True
+        with contextlib.suppress(Exception):
+            self._kill()
+        try:
+            self._close()
+        except Exception:
+            logger.exception("could not close warm sandbox %s", self.id)
+
+    def execute(self, request: RunRequest, on_event: EventSink) -> tuple[RunResult, bool]:
+        """One run in this sandbox. Returns its result and whether the sandbox may serve again."""
+        limits = request.limits
+        payload = request_payload(request, address_space=self.address_space, cpu_s=int(limits.wall_s) + 5)
+        # The run's limits start now, not when the sandbox started.
+        started = time.monotonic()
+        self.runs += 1
+        try:
+            self._send(payload)
+        except OSError:
+            self._on_eof()
+        stream = _RunStream(self)
+        collector, timed_out = supervise(
+            read=stream.read, kill=self._kill_quietly, limits=limits, on_event=on_event, started=started
+        )
+        self.last_used = time.monotonic()
+        reusable = stream.ended and not stream.tainted and not timed_out and not collector.output_full
+        exit_code = stream.exit_code
+        if not stream.ended:
+            self.close()
+            if exit_code is None:
+                exit_code = self._exit_code()
+        result = run_result(
+            collector=collector,
+            exit_code=exit_code,
+            timed_out=timed_out,
+            oom_killed=stream.oom,
+            limits=limits,
+            started=started,
+            stderr_tail=bytes(self._diagnostics).decode("utf-8", "replace"),
+            details={"backend": self.backend_name, "warm": True, "sandbox": self.id},
+        )
+        return result, reusable
+
+    address_space = True
+
+    def _kill_quietly(self) -> None:
+        self.dead = True
+        with contextlib.suppress(Exception):
+            self._kill()
+
+
+def _control(line: bytes) -> dict | None:
+    try:
+        event = json.loads(line)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if isinstance(event, dict) and event.get("type") in ("idle", "exited", "refused"):
+        return event
+    return None
+
+
+class _RunStream:
+    """The sandbox's stdout for one run, up to the server's end line, which carries a nonce the
+    worker makes only once the run's processes are gone (so a run cannot forge the end)."""
+
+    def __init__(self, sandbox: WarmSandbox):
+        self.sandbox = sandbox
+        self.buffer = b""
+        self.nonce = ""
+        self.ended = False
+        self.tainted = False
+        self.exit_code: int | None = None
+        self.oom = False
+
+    def read(self) -> bytes:
+        while not self.ended:
+            kind, value = self.sandbox._inbox.get()
+            if kind == "eof":
+                self.ended = False
+                rest, self.buffer = self.buffer, b""
+                if rest:
+                    self.sandbox._inbox.put(("eof", None))
+                    return rest
+                return b""
+            if kind == "ctl" and value.get("type") == "exited" and not self.nonce:
+                code = value.get("exit_code")
+                self.exit_code = code if isinstance(code, int) else None
+                self.oom = value.get("oom") is True
+                self.tainted = value.get("tainted") is not False
+                if self.tainted:
+                    continue  # the server exits; eof follows
+                self.nonce = secrets.token_hex(16)
+                with contextlib.suppress(OSError):
+                    self.sandbox._send((self.nonce + "\n").encode())
+                continue
+            if kind != "out":
+                continue
+            self.buffer += value
+            out = self._take_lines()
+            if out or self.ended:
+                return out
+        return b""
+
+    def _take_lines(self) -> bytes:
+        cut = self.buffer.rfind(b"\n") + 1
+        if not cut:
+            return b""
+        lines, self.buffer = self.buffer[:cut], self.buffer[cut:]
+        if self.nonce:
+            end = (json.dumps({"type": "end", "nonce": self.nonce}) + "\n").encode()
+            at = lines.find(end)
+            if at == 0 or (at > 0 and lines[at - 1 : at] == b"\n"):
+                self.ended = True
+                # Nothing may follow the end line: the server waits for the next request.
+                self.tainted = bool(lines[at + len(end) :] or self.buffer)
+                return lines[:at]
+        return lines
+
+
+class WarmPool:
+    """The warm sandboxes of one backend in one worker process."""
+
+    def __init__(self, *, name: str, start: Callable[[tuple], WarmSandbox], config: WarmSettings):
+        self.name = name
+        self.config = config
+        self._start = start
+        self._lock = threading.Lock()
+        self._spares: list[WarmSandbox] = []
+        self._starting = 0
+        self._bound: dict[tuple, WarmSandbox] = {}
+        self._busy = 0
+        self._running: dict[str, WarmSandbox] = {}
+        self._shapes: set[tuple] = set()
+        self.hits = 0
+        self.misses = 0
+        self.pid = os.getpid()
+        self._closed = False
+        # Sandboxes start from this one long-lived thread: bubblewrap's --die-with-parent follows
+        # the thread that started it, not the process.
+        self._jobs: queue.Queue = queue.Queue()
+        threading.Thread(target=self._starter, name=f"warm-{name}-starter", daemon=True).start()
+        threading.Thread(target=self._reaper, name=f"warm-{name}-reaper", daemon=True).start()
+        atexit.register(self.close)
+
+    # -- runs --------------------------------------------------------------------------------------
+    def execute(self, request: RunRequest, on_event: EventSink, *, cold: Callable[[], RunResult]) -> RunResult:
+        """Run warm when this learner's sandbox or a spare is ready, else `cold()`."""
+        shape = sandbox_shape(request)
+        key = (request.owner, shape)
+        sandbox, how = self._take(key, shape)
+        if sandbox is None:
+            self._log_run("miss", request)
+            return cold()
+        self._log_run(how, request, sandbox)
+        reusable = False
+        self._running[request.run_id] = sandbox
+        try:
+            result, reusable = sandbox.execute(request, on_event)
+        finally:
+            with self._lock:
+                self._running.pop(request.run_id, None)
+                self._busy -= 1
+                if reusable and not self._closed and sandbox.ready:
+                    self._bound[key] = sandbox
+                    sandbox = None
+            if sandbox is not None:
+                sandbox.close()
+            self._refill()
+        return result
+
+    def _take(self, key: tuple, shape: tuple) -> tuple[WarmSandbox | None, str]:
+        with self._lock:
+            self._shapes.add(shape)
+            sandbox = self._bound.pop(key, None)
+            how = "hit (learner's sandbox)"
+            if sandbox is not None and not sandbox.ready:
+                self._closing(sandbox)
+                sandbox = None
+            if sandbox is None:
+                spare = next((s for s in self._spares if s.shape == shape and s.ready), None)
+                if spare is not None:
+                    self._spares.remove(spare)
+                    sandbox, how = spare, "hit (spare)"
+            if sandbox is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                self._busy += 1
+        self._refill()
+        return sandbox, how
+
+    def _log_run(self, how: str, request: RunRequest, sandbox: WarmSandbox | None = None) -> None:
+        logger.info(
+            "warm pool %s: %s for run %s; spares %d (+%d starting), learners %d, busy %d, hits %d, misses %d%s",
+            self.name,
+            how,
+            request.run_id,
+            len(self._spares),
+            self._starting,
+            len(self._bound),
+            self._busy,
+            self.hits,
+            self.misses,
+            f"; sandbox {sandbox.id} ready in {sandbox.ready_s:.2f} s, run {sandbox.runs + 1}" if sandbox else "",
+        )
+
+    # -- keeping spares ----------------------------------------------------------------------------
+    def _total(self) -> int:
+        return len(self._spares) + self._starting + len(self._bound) + self._busy
+
+    def _refill(self) -> None:
+        with self._lock:
+            if self._closed or not self._shapes:
+                return
+            # One start at a time: starting a sandbox costs a Python start and a torch import.
+            if self._starting or len(self._spares) >= self.config.spares:
+                return
+            if self._total() >= self.config.max_sandboxes:
+                # Make room: the learner's sandbox that waited longest goes first.
+                if not self._bound or len(self._spares) > 0:
+                    return
+                oldest = min(self._bound, key=lambda k: self._bound[k].last_used)
+                self._closing(self._bound.pop(oldest))
+            shape = next(iter(self._shapes))
+            self._starting += 1
+        self._jobs.put(shape)
+
+    def _starter(self) -> None:
+        while True:
+            shape = self._jobs.get()
+            if shape is None:
+                return
+            try:
+                sandbox = self._start(shape)
+            except Exception:
+                logger.exception("warm pool %s: a sandbox could not start", self.name)
+                sandbox = None
+            if sandbox is not None:
+                threading.Thread(target=self._await, args=(sandbox,), daemon=True).start()
+            else:
+                with self._lock:
+                    self._starting -= 1
+
+    def _await(self, sandbox: WarmSandbox) -> None:
+        ok = sandbox.wait_ready()
+        with self._lock:
+            self._starting -= 1
+            if ok and not self._closed:
+                self._spares.append(sandbox)
+                sandbox = None
+        if sandbox is not None and self._closed:
+            sandbox.close()
+            return
+        if sandbox is not None:
+            logger.warning("warm pool %s: sandbox %s did not become ready", self.name, sandbox.id)
+            sandbox.close()
+            time.sleep(1)  # do not spin on a backend that cannot start sandboxes
+        else:
+            logger.info(
+                "warm pool %s: spare started in %.2f s; spares %d", self.name, _ready_s(self), len(self._spares)
+            )
+        self._refill()
+
+    def _closing(self, sandbox: WarmSandbox) -> None:
+        threading.Thread(target=sandbox.close, daemon=True).start()
+
+    def _reaper(self) -> None:
+        while not self._closed:
+            time.sleep(min(5.0, max(0.5, self.config.idle_s / 4)))
+            now = time.monotonic()
+            with self._lock:
+                for key, sandbox in list(self._bound.items()):
+                    idle = now - sandbox.last_used > self.config.idle_s
+                    if idle or not sandbox.ready or now - sandbox.created > self.config.max_age_s:
+                        del self._bound[key]
+                        self._closing(sandbox)
+                for sandbox in list(self._spares):
+                    if not sandbox.ready or now - sandbox.created > self.config.max_age_s:
+                        self._spares.remove(sandbox)
+                        self._closing(sandbox)
+            self._refill()
+
+    def stop(self, run_id: str) -> None:
+        """Ends a run now (the learner pressed Stop): its sandbox goes with it."""
+        sandbox = self._running.get(run_id)
+        if sandbox is not None:
+            sandbox._kill_quietly()
+
+    # -- the end -----------------------------------------------------------------------------------
+    def stats(self) -> dict:
+        with self._lock:
+            return {
+                "spares": len(self._spares),
+                "starting": self._starting,
+                "learners": len(self._bound),
+                "busy": self._busy,
+                "hits": self.hits,
+                "misses": self.misses,
+            }
+
+    def sandboxes(self) -> list[WarmSandbox]:
+        with self._lock:
+            return [*self._spares, *self._bound.values()]
+
+    def warm_up(self, request: RunRequest, *, timeout: float = STARTUP_TIMEOUT_S) -> bool:
+        """Starts spares for requests shaped like this one and waits until they are ready."""
+        with self._lock:
+            self._shapes.add(sandbox_shape(request))
+        self._refill()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if len(self._spares) >= min(self.config.spares, self.config.max_sandboxes):
+                    return True
+            time.sleep(0.05)
+        return False
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            sandboxes = [*self._spares, *self._bound.values()]
+            self._spares, self._bound = [], {}
+        self._jobs.put(None)
+        for sandbox in sandboxes:
+            sandbox.close()
+
+
+def _ready_s(pool: WarmPool) -> float:
+    with pool._lock:
+        times = [s.ready_s for s in pool._spares if s.ready_s is not None]
+    return times[-1] if times else 0.0
+
+
+class PoolHolder:
+    """A backend's pool for the current process, made on first use; one inherited through a
+    fork (a Celery prefork child) belongs to the parent and is left alone."""
+
+    def __init__(self, *, name: str, start: Callable[[tuple], WarmSandbox]):
+        self.name = name
+        self.start = start
+        self._pool: WarmPool | None = None
+        self._lock = threading.Lock()
+
+    def get(self) -> WarmPool | None:
+        config = WarmSettings.from_settings()
+        if not config.enabled or config.max_sandboxes <= 0:
+            return None
+        with self._lock:
+            if self._pool is None or self._pool.pid != os.getpid():
+                self._pool = WarmPool(name=self.name, start=self.start, config=config)
+            return self._pool
+
+    def current(self) -> WarmPool | None:
+        pool = self._pool
+        return pool if pool is not None and pool.pid == os.getpid() else None
