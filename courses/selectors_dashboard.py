@@ -571,8 +571,8 @@ def _last_progress(*, course: Course, filters: DashboardFilters):
 
 
 def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int) -> tuple[list[StuckLearner], int]:
-    """Learners who look stuck, most failed runs first, then longest without progress, and how
-    many there are in all. One query."""
+    """Learners who look stuck, those with failing runs first, then longest without progress, and
+    how many there are in all. Two queries."""
     failing = _failing_runs_by_exercise(course=course, filters=filters)
     idle_since = filters.reference_time() - dt.timedelta(days=stuck_idle_days())
     chapter_count = Chapter.objects.filter(course=course).values("course").annotate(n=Count("id")).values("n")
@@ -584,7 +584,7 @@ def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int)
         .values("n")
     )
     worst = failing.filter(user_id=OuterRef("user_id")).order_by("-failed", "exercise__chapter__number")
-    rows = (
+    stuck_rows = (
         _enrolments(course=course, filters=filters)
         .annotate(
             last_progress_at=_last_progress(course=course, filters=filters),
@@ -593,21 +593,25 @@ def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int)
         )
         .annotate(
             idle=Q(last_progress_at__lt=idle_since) & Q(chapters_completed__lt=F("chapter_count")),
-            failing=Q(user_id__in=failing.values("user_id")),
+            # Exists, not user_id IN (...): the planner cannot hash the grouped subquery and would
+            # scan it once per learner.
+            failing=Exists(failing.filter(user_id=OuterRef("user_id"))),
         )
         .filter(Q(idle=True) | Q(failing=True))
-        .annotate(
+    )
+    total = stuck_rows.count()
+    # The failing runs are looked up for the learners shown only (ordering or counting by them
+    # would compute them for every stuck learner).
+    rows = (
+        stuck_rows.annotate(
             failed_runs=Coalesce(Subquery(worst.values("failed")[:1], output_field=IntegerField()), Value(0)),
             failed_exercise=Subquery(worst.values("exercise__title")[:1]),
-            total=Window(Count("id")),
         )
-        .values("user_id", "user__username", "last_progress_at", "idle", "failed_runs", "failed_exercise", "total")
-        .order_by("-failed_runs", "last_progress_at", "user_id")[:limit]
+        .values("user_id", "user__username", "last_progress_at", "idle", "failed_runs", "failed_exercise")
+        .order_by("-failing", "last_progress_at", "user_id")[:limit]
     )
     stuck = []
-    total = 0
     for row in rows:
-        total = row["total"]
         reasons = []
         if row["failed_runs"]:
             reasons.append(f"{row['failed_runs']} runs of “{row['failed_exercise']}” without a pass")

@@ -1,0 +1,358 @@
+"""A large made-up course with learners, quiz answers and runs, for the dashboards' benchmark and
+for trying the dashboards by hand (`manage.py generate_course_data`).
+
+Learners reach fewer parts the further the course goes (a funnel), miss some questions at the
+first try, and run each exercise a few times before it passes, with the errors, time-outs and
+memory stops real runs have. Rows are written with bulk_create in batches; nothing here is used
+by the platform itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import random
+from dataclasses import dataclass
+
+from django.contrib.auth.hashers import make_password
+from django.db import connection, transaction
+from django.db.models import AutoField
+from django.utils import timezone
+
+from accounts.models import User
+from courses.models import (
+    Chapter,
+    ChapterProgress,
+    Choice,
+    Cohort,
+    CohortMembership,
+    Course,
+    Enrolment,
+    Exercise,
+    ExerciseState,
+    Question,
+    QuizAnswer,
+)
+from runner.models import Run
+
+BATCH = 5000
+QUESTIONS_PER_CHAPTER = 5
+CHOICES_PER_QUESTION = 4
+EXERCISES_PER_CHAPTER = 2
+COHORTS = ("Monday group", "Wednesday group", "Evening class", "Self-paced")
+ERRORS = ("NameError", "TypeError", "ValueError", "IndexError", "RuntimeError", "AssertionError")
+LEARNER_PASSWORD = "learner-password"  # noqa: S105 - made-up accounts for a local benchmark
+INSTRUCTOR_PASSWORD = "instructor-password"  # noqa: S105
+
+
+@dataclass(frozen=True)
+class GeneratedCourse:
+    course: Course
+    instructor: User
+    learners: int
+    runs: int
+    answers: int
+
+
+@contextlib.contextmanager
+def _timestamps_as_given():
+    """bulk_create fills auto_now/auto_now_add fields with the present; the data needs its past."""
+    fields = [
+        Enrolment._meta.get_field("enrolled_at"),
+        Enrolment._meta.get_field("last_seen_at"),
+        QuizAnswer._meta.get_field("answered_at"),
+        CohortMembership._meta.get_field("joined_at"),
+    ]
+    saved = [(f, f.auto_now, f.auto_now_add) for f in fields]
+    for f in fields:
+        f.auto_now = f.auto_now_add = False
+    try:
+        yield
+    finally:
+        for f, auto_now, auto_now_add in saved:
+            f.auto_now, f.auto_now_add = auto_now, auto_now_add
+
+
+class _Writer:
+    """Collects rows per model and writes each model's rows in batches: bulk_create, or on
+    PostgreSQL its COPY, which takes the same rows several times faster (the 10,000-learner course
+    is over half a million rows)."""
+
+    def __init__(self):
+        self.pending: dict[type, list] = {}
+        self.written: dict[type, int] = {}
+
+    def add(self, obj) -> None:
+        rows = self.pending.setdefault(type(obj), [])
+        rows.append(obj)
+        if len(rows) >= BATCH:
+            self.flush(type(obj))
+
+    def flush(self, model=None) -> None:
+        for m in [model] if model else list(self.pending):
+            rows = self.pending.get(m) or []
+            if rows:
+                if connection.vendor == "postgresql":
+                    _copy(model=m, rows=rows)
+                else:
+                    m.objects.bulk_create(rows, batch_size=BATCH)
+                self.written[m] = self.written.get(m, 0) + len(rows)
+                self.pending[m] = []
+
+
+def _copy(*, model, rows: list) -> None:
+    fields = [f for f in model._meta.concrete_fields if not isinstance(f, AutoField)]
+    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
+    table = connection.ops.quote_name(model._meta.db_table)
+    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+        for obj in rows:
+            copy.write_row([f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields])
+
+
+def course_data_generate(
+    *, slug: str, learners: int = 10_000, chapters: int = 10, runs: int = 200_000, seed: int = 1, log=None
+) -> GeneratedCourse:
+    rng = random.Random(seed)  # noqa: S311 - made-up data, repeatable by seed
+    now = timezone.now()
+    say = log or (lambda message: None)
+    with transaction.atomic(), _timestamps_as_given():
+        course = Course.objects.create(slug=slug, title=f"Generated course {slug}", published=True)
+        instructor = User.objects.create(
+            username=f"{slug}-instructor", role=User.Role.INSTRUCTOR, password=make_password(INSTRUCTOR_PASSWORD)
+        )
+        course.instructors.add(instructor)
+        parts, questions, exercises = _content(course=course, chapters=chapters)
+        cohorts = [
+            Cohort.objects.create(course=course, name=name, invite_code=f"{slug}-{i}", created_by=instructor)
+            for i, name in enumerate(COHORTS)
+        ]
+        say(f"content: {len(parts)} parts, {len(questions)} questions, {len(exercises)} exercises")
+
+        password = make_password(LEARNER_PASSWORD)
+        users = User.objects.bulk_create(
+            [
+                User(username=f"{slug}-learner-{i:05d}", role=User.Role.LEARNER, password=password)
+                for i in range(learners)
+            ],
+            batch_size=BATCH,
+        )
+        say(f"{len(users)} learners")
+        depths = [_depth(rng=rng, parts=len(parts)) for _ in users]
+        started = [i for i, depth in enumerate(depths) if depth]
+        budgets = [0] * len(users)
+        for i, budget in zip(started, _run_budgets(rng=rng, learners=len(started), runs=runs), strict=True):
+            budgets[i] = budget
+        difficulty = {q.pk: rng.uniform(0.35, 0.9) for q, _ in questions}
+        exercise_pass = {e.pk: rng.uniform(0.5, 0.95) for e in exercises}
+        writer = _Writer()
+        for index, user in enumerate(users):
+            _learner(
+                rng=rng,
+                now=now,
+                writer=writer,
+                user=user,
+                course=course,
+                cohort=cohorts[index % len(cohorts)],
+                parts=parts,
+                questions=questions,
+                exercises=exercises,
+                difficulty=difficulty,
+                exercise_pass=exercise_pass,
+                budget=budgets[index],
+                depth=depths[index],
+            )
+        writer.flush()
+    return GeneratedCourse(
+        course=course,
+        instructor=instructor,
+        learners=learners,
+        runs=writer.written.get(Run, 0),
+        answers=writer.written.get(QuizAnswer, 0),
+    )
+
+
+def _content(*, course: Course, chapters: int):
+    parts = [
+        Chapter(course=course, number=n, slug=f"part-{n}", title=f"Part {n} of the generated course", published=True)
+        for n in range(1, chapters + 1)
+    ]
+    for part in parts:
+        part.reading_minutes = 5
+    parts = Chapter.objects.bulk_create(parts)
+    questions = Question.objects.bulk_create(
+        [
+            Question(chapter=part, position=p, prompt=f"Part {part.number}, question {p}: which is right?")
+            for part in parts
+            for p in range(1, QUESTIONS_PER_CHAPTER + 1)
+        ]
+    )
+    choices = Choice.objects.bulk_create(
+        [
+            Choice(
+                question=q,
+                position=c,
+                text=f"Answer {'ABCD'[c - 1]}",
+                is_correct=c == 1 + q.pk % CHOICES_PER_QUESTION,
+                explanation="" if c == 1 + q.pk % CHOICES_PER_QUESTION else "Not this one.",
+            )
+            for q in questions
+            for c in range(1, CHOICES_PER_QUESTION + 1)
+        ]
+    )
+    by_question: dict[int, list[Choice]] = {}
+    for choice in choices:
+        by_question.setdefault(choice.question_id, []).append(choice)
+    exercises = Exercise.objects.bulk_create(
+        [
+            Exercise(chapter=part, slug=f"exercise-{part.number}-{e}", position=e, title=f"Exercise {part.number}.{e}")
+            for part in parts
+            for e in range(1, EXERCISES_PER_CHAPTER + 1)
+        ]
+    )
+    return parts, [(q, by_question[q.pk]) for q in questions], exercises
+
+
+def _run_budgets(*, rng: random.Random, learners: int, runs: int) -> list[int]:
+    """Runs per learner: uneven, summing to exactly `runs`."""
+    if not learners:
+        return []
+    mean = runs / learners
+    budgets = [max(0, round(rng.expovariate(1 / mean))) if mean else 0 for _ in range(learners)]
+    diff = runs - sum(budgets)
+    while diff:
+        i = rng.randrange(learners)
+        step = 1 if diff > 0 else -1
+        if budgets[i] + step >= 0:
+            budgets[i] += step
+            diff -= step
+    return budgets
+
+
+def _depth(*, rng: random.Random, parts: int) -> int:
+    """How far a learner got: each part loses some learners (the funnel)."""
+    depth = 0
+    while depth < parts and rng.random() < (0.93 if depth == 0 else 0.8):
+        depth += 1
+    return depth
+
+
+def _learner(
+    *, rng, now, writer, user, course, cohort, parts, questions, exercises, difficulty, exercise_pass, budget, depth
+) -> None:
+    enrolled = now - dt.timedelta(days=rng.uniform(1, 90))
+    seen = enrolled + (now - enrolled) * rng.random()
+    writer.add(Enrolment(user=user, course=course, enrolled_at=enrolled, last_seen_at=seen, last_chapter=None))
+    writer.add(CohortMembership(cohort=cohort, user=user, joined_at=enrolled))
+    if depth == 0:
+        return
+    span = seen - enrolled
+    reached = parts[:depth]
+    # The last part reached is done with probability one half; earlier ones are done.
+    last_done = rng.random() < 0.5
+    clock = enrolled
+    step = span / (depth * 12 + 1)
+    reached_exercises = [e for e in exercises if e.chapter_id in {p.pk for p in reached}]
+    shares = _split(rng=rng, total=budget, parts=len(reached_exercises))
+    run_share = dict(zip([e.pk for e in reached_exercises], shares, strict=True))
+    for part in reached:
+        done = part is not reached[-1] or last_done
+        right_first = 0
+        for question, choices in (qc for qc in questions if qc[0].chapter_id == part.pk):
+            wrong = [c for c in choices if not c.is_correct]
+            right = next(c for c in choices if c.is_correct)
+            attempt = 1
+            # The commonest wrong answer is each question's first wrong choice, twice as often.
+            while rng.random() > difficulty[question.pk] and attempt < CHOICES_PER_QUESTION:
+                clock += step / 5
+                pick = wrong[0] if rng.random() < 0.5 else rng.choice(wrong)
+                writer.add(
+                    QuizAnswer(
+                        user=user, question=question, choice=pick, is_correct=False, attempt=attempt, answered_at=clock
+                    )
+                )
+                attempt += 1
+            clock += step / 5
+            writer.add(
+                QuizAnswer(
+                    user=user, question=question, choice=right, is_correct=True, attempt=attempt, answered_at=clock
+                )
+            )
+            right_first += attempt == 1
+        quiz_at = clock
+        for exercise in (e for e in reached_exercises if e.chapter_id == part.pk):
+            count = run_share[exercise.pk]
+            passes = count > 0 and (done or rng.random() < exercise_pass[exercise.pk])
+            for n in range(count):
+                clock += step / max(count, 1)
+                writer.add(_run(rng=rng, user=user, exercise=exercise, at=clock, passed=passes and n == count - 1))
+            if passes:
+                writer.add(ExerciseState(user=user, exercise=exercise, passed_at=clock, code="# passed"))
+            elif done:
+                done = False  # it cannot be complete without this exercise
+        writer.add(
+            ChapterProgress(
+                user=user,
+                chapter=part,
+                quiz_finished_at=quiz_at,
+                quiz_score=right_first,
+                completed_at=clock if done else None,
+            )
+        )
+
+
+def _split(*, rng: random.Random, total: int, parts: int) -> list[int]:
+    if parts == 0:
+        return []
+    cuts = sorted(rng.randint(0, total) for _ in range(parts - 1))
+    return [b - a for a, b in zip([0, *cuts], [*cuts, total], strict=True)]
+
+
+def _run(*, rng: random.Random, user, exercise, at, passed: bool) -> Run:
+    duration = int(rng.lognormvariate(6.5, 0.6))  # about 0.7 s
+    fields = {"status": Run.Status.SUCCEEDED, "check_passed": True, "error_name": "", "reason": "", "exit_code": 0}
+    outputs = [{"type": "check", "passed": True, "message": "Well done."}]
+    if not passed:
+        roll = rng.random()
+        if roll < 0.04:
+            duration = 20_000
+            fields = {
+                "status": Run.Status.TIMED_OUT,
+                "check_passed": None,
+                "error_name": "",
+                "reason": "time limit 20 s",
+            }
+            outputs = []
+        elif roll < 0.06:
+            fields = {
+                "status": Run.Status.ERROR,
+                "check_passed": None,
+                "error_name": "",
+                "reason": "memory limit 2 GiB",
+            }
+            outputs = []
+        elif roll < 0.7:
+            name = ERRORS[min(int(rng.expovariate(1.2)), len(ERRORS) - 1)]
+            fields = {
+                "status": Run.Status.FAILED,
+                "check_passed": None,
+                "error_name": name,
+                "reason": "",
+                "exit_code": 1,
+            }
+            outputs = [{"type": "error", "ename": name, "evalue": "generated", "traceback": [f"{name}: generated"]}]
+        else:
+            fields = {**fields, "check_passed": False}
+            outputs = [{"type": "check", "passed": False, "message": "Not yet: the shape is wrong."}]
+    return Run(
+        user=user,
+        exercise=exercise,
+        code=f"# {exercise.slug}\nresult = solve()\nprint(result)\n",
+        outputs=outputs,
+        stdout="result\n",
+        duration_ms=duration,
+        created_at=at,
+        started_at=at,
+        finished_at=at + dt.timedelta(milliseconds=duration),
+        backend="generated",
+        **fields,
+    )
