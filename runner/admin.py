@@ -7,8 +7,19 @@ from runner.models import Run
 class RunAdmin(admin.ModelAdmin):
     """Runs are records: admins look, filter and search; only workers write them."""
 
-    list_display = ["id", "user", "exercise", "status", "reason", "duration_ms", "backend", "worker", "created_at"]
-    list_filter = ["status", "queue", "backend", "exercise__chapter__course"]
+    list_display = [
+        "id",
+        "user",
+        "exercise",
+        "status",
+        "reason",
+        "duration_ms",
+        "backend",
+        "warm",
+        "worker",
+        "created_at",
+    ]
+    list_filter = ["status", "queue", "backend", "warm", "exercise__chapter__course"]
     search_fields = ["id", "user__username", "exercise__slug", "reason"]
     list_select_related = ["user", "exercise"]
     date_hierarchy = "created_at"

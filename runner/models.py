@@ -64,6 +64,8 @@ class Run(models.Model):
     reason = models.CharField(max_length=500, blank=True, help_text="Which limit stopped the run, or what broke.")
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     backend = models.CharField(max_length=32, blank=True)
+    # Whether the run went to a warm sandbox (a learner's, or a spare started ahead) or a cold one.
+    warm = models.BooleanField(null=True, blank=True)
     worker = models.CharField(max_length=255, blank=True)
     stop_requested = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)

@@ -179,6 +179,8 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         check_code=exercise.check_code,
         limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
         gpu=exercise.needs_gpu,
+        # A warm sandbox serves one learner only.
+        owner=str(run.user_id),
     )
     recorder = _RunRecorder(run_id=run.pk, backend=backend)
     recorder.start()
@@ -196,7 +198,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
     if recorder.stop_seen and status != Run.Status.SUCCEEDED:
         status, reason = Run.Status.FAILED, REASON_STOPPED
     # Before the terminal status, so whoever sees the run ended also sees these (dashboards).
-    Run.objects.filter(pk=run_id).update(**run_summary_fields(outputs=recorder.events))
+    Run.objects.filter(pk=run_id).update(**run_summary_fields(outputs=recorder.events), warm=result.details.get("warm"))
     ended = _run_finish(
         run_id=run_id,
         status=status,

@@ -161,6 +161,15 @@ RUNNER_HEARTBEAT_S = env_int("RUNNER_HEARTBEAT_S", 2)
 RUNNER_STALE_AFTER_S = env_int("RUNNER_STALE_AFTER_S", 30)
 RUNNER_QUEUED_MAX_S = env_int("RUNNER_QUEUED_MAX_S", 900)
 RUNNER_SWEEP_INTERVAL_S = env_int("RUNNER_SWEEP_INTERVAL_S", 30)
+# Warm sandboxes (runner/sandbox/pool.py), per worker process and backend: RUNNER_WARM_SPARES started
+# ahead with torch imported (about 170 MiB each), at most RUNNER_WARM_MAX in all (spares and
+# learners' own), a learner's sandbox closed after RUNNER_WARM_IDLE_S without a run, any sandbox
+# after RUNNER_WARM_MAX_AGE_S. With none ready a run starts cold; it never shares a sandbox.
+RUNNER_WARM = env_bool("RUNNER_WARM", True)
+RUNNER_WARM_SPARES = env_int("RUNNER_WARM_SPARES", 2)
+RUNNER_WARM_MAX = env_int("RUNNER_WARM_MAX", 6)
+RUNNER_WARM_IDLE_S = env_int("RUNNER_WARM_IDLE_S", 300)
+RUNNER_WARM_MAX_AGE_S = env_int("RUNNER_WARM_MAX_AGE_S", 3600)
 
 # Celery: Redis broker when REDIS_URL is set, otherwise an embedded file-system broker so a
 # laptop runs a worker with nothing else installed.
