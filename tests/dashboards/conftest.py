@@ -50,6 +50,10 @@ def _run(*, user, exercise, at, passed=None, status=Run.Status.SUCCEEDED, error=
 
 @pytest.fixture
 def hand_course(make_user, settings):
+    return hand_course_build(make_user=make_user, settings=settings)
+
+
+def hand_course_build(*, make_user, settings) -> SimpleNamespace:
     settings.DASHBOARD_STUCK_FAILED_RUNS = 3
     settings.DASHBOARD_STUCK_IDLE_DAYS = 14
     now = timezone.now()
