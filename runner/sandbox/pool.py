@@ -356,8 +356,8 @@ class WarmPool:
             if self._starting or len(self._spares) >= self.config.spares:
                 return
             if self._total() >= self.config.max_sandboxes:
-                # Make room: the learner's sandbox that waited longest goes first.
-                if not self._bound or len(self._spares) > 0:
+                # Make room for a newcomer: the learner's sandbox that waited longest goes first.
+                if not self._bound:
                     return
                 oldest = min(self._bound, key=lambda k: self._bound[k].last_used)
                 self._closing(self._bound.pop(oldest))
