@@ -220,3 +220,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
+
+# Instructor dashboards: "active" means seen in the last DASHBOARD_ACTIVE_DAYS; a learner looks
+# stuck after DASHBOARD_STUCK_FAILED_RUNS failed runs or DASHBOARD_STUCK_IDLE_DAYS without progress.
+DASHBOARD_ACTIVE_DAYS = env_int("DASHBOARD_ACTIVE_DAYS", 7)
+DASHBOARD_STUCK_FAILED_RUNS = env_int("DASHBOARD_STUCK_FAILED_RUNS", 8)
+DASHBOARD_STUCK_IDLE_DAYS = env_int("DASHBOARD_STUCK_IDLE_DAYS", 14)
+DASHBOARD_STUCK_SHOWN = env_int("DASHBOARD_STUCK_SHOWN", 50)
