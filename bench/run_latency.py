@@ -15,6 +15,12 @@ tokens, the ASGI web app under uvicorn, and one worker per sandbox backend (2 pr
 The per-minute run cap is raised for the benchmark (it measures latency, not the cap); the
 per-learner cap of 2 active runs stays, and each learner waits for its run before the next.
 
+`--warm` measures every backend twice, cold (RUNNER_WARM=0) and warm (RUNNER_WARM=1, sandboxes per
+learner forked from a torch-imported server), with 50 sequential runs and 20 learners x 10 by
+default; before the concurrent part each learner makes one untimed run (so it is an active
+learner with a sandbox); it adds the memory of an idle warm sandbox and, per part, where the
+time went (from the Run rows: queue, sandbox, worker's own work, web and event stream).
+
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/easycompilers REDIS_URL=redis://127.0.0.1:6379/0 \\
         .venv/bin/python bench/run_latency.py [--runs 30] [--backends local,docker]
 """
@@ -28,6 +34,7 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,30 +66,50 @@ def main() -> int:
         print("bench/run_latency.py needs DATABASE_URL (PostgreSQL) and REDIS_URL", file=sys.stderr)
         return 2
     backends = args.backends.split(",") if args.backends else available_backends()
+    modes = ("cold", "warm") if args.warm else ("",)
+    if args.warm:
+        args.runs = args.runs or 50
+        args.learners = 20 if args.learners is None else args.learners
+        args.per_learner = 10 if args.per_learner is None else args.per_learner
+    args.runs = args.runs or 30
+    args.learners = 10 if args.learners is None else args.learners
+    args.per_learner = 5 if args.per_learner is None else args.per_learner
     logs = Path(tempfile.mkdtemp(prefix="ec-bench-"))
     bench = Bench(database_url=database_url, redis_url=redis_url, database=args.database, logs=logs)
     rows: list[dict] = []
+    breakdowns: list[tuple[str, dict]] = []
+    memory: list[tuple[str, float | None]] = []
     try:
         bench.prepare(learners=max(args.learners, 1) + 1)
         code = bench.code
         print(f"exercise {EXERCISE_SLUG!r} (id {bench.exercise_id}); logs in {logs}", flush=True)
         for backend in backends:
-            with bench.worker(backend):
-                bench.sequential(backend=backend, runs=min(2, args.runs), learner=0)  # warm-up
-                latencies, lost = bench.sequential(backend=backend, runs=args.runs, learner=0)
-                rows.append(row(f"API, {backend} backend, sequential", latencies, lost=lost))
-                if args.learners and args.per_learner:
-                    started = time.monotonic()
-                    latencies, lost = bench.concurrent(learners=args.learners, per_learner=args.per_learner)
-                    wall = time.monotonic() - started
-                    rows.append(
-                        row(
-                            f"API, {backend} backend, {args.learners} learners x {args.per_learner}",
-                            latencies,
-                            lost=lost,
-                            throughput=len(latencies) / wall if wall else 0.0,
+            for mode in modes:
+                label = f"{backend} backend" + (f", {mode}" if mode else "")
+                with bench.worker(backend, mode=mode, learners=args.learners):
+                    bench.sequential(backend=backend, runs=min(2, args.runs), learner=0)  # warm-up
+                    mark = bench.mark()
+                    latencies, lost = bench.sequential(backend=backend, runs=args.runs, learner=0)
+                    rows.append(row(f"API, {label}, sequential", latencies, lost=lost))
+                    breakdowns.append((rows[-1]["name"], bench.breakdown(since=mark, latencies=latencies)))
+                    if mode == "warm":
+                        memory.append((backend, idle_warm_memory_mib(backend)))
+                    if args.learners and args.per_learner:
+                        if mode == "warm":
+                            bench.concurrent(learners=args.learners, per_learner=1)  # each learner active
+                        mark = bench.mark()
+                        started = time.monotonic()
+                        latencies, lost = bench.concurrent(learners=args.learners, per_learner=args.per_learner)
+                        wall = time.monotonic() - started
+                        rows.append(
+                            row(
+                                f"API, {label}, {args.learners} learners x {args.per_learner}",
+                                latencies,
+                                lost=lost,
+                                throughput=len(latencies) / wall if wall else 0.0,
+                            )
                         )
-                    )
+                        breakdowns.append((rows[-1]["name"], bench.breakdown(since=mark, latencies=latencies)))
         rows.append(row("bare python", baseline([PY, "-"], code, args.runs), lost=0))
         if docker_image_available():
             docker = ["docker", "run", "--rm", "-i", "--network", "none", "--entrypoint", "/opt/venv/bin/python"]
@@ -90,6 +117,8 @@ def main() -> int:
     finally:
         bench.close(keep_db=args.keep_db)
     print_table(rows)
+    if args.warm:
+        print_warm(rows, breakdowns, memory)
     lost = sum(r["lost"] for r in rows)
     if lost:
         print(f"LOST RUNS: {lost}", file=sys.stderr)
@@ -99,10 +128,11 @@ def main() -> int:
 
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=30, help="sequential runs per backend and baseline (30)")
+    parser.add_argument("--runs", type=int, default=0, help="sequential runs per backend and baseline (30; --warm 50)")
     parser.add_argument("--backends", default="", help="comma-separated: local,docker (default: those available)")
-    parser.add_argument("--learners", type=int, default=10, help="concurrent learners (10; 0 skips that part)")
-    parser.add_argument("--per-learner", type=int, default=5, help="runs per concurrent learner (5)")
+    parser.add_argument("--learners", type=int, default=None, help="concurrent learners (10; --warm 20; 0 skips)")
+    parser.add_argument("--per-learner", type=int, default=None, help="runs per concurrent learner (5; --warm 10)")
+    parser.add_argument("--warm", action="store_true", help="each backend cold and warm, side by side")
     parser.add_argument("--database", default="ec_bench", help="database to (re)create for the benchmark")
     parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
     return parser.parse_args()
@@ -196,22 +226,57 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
             return False
 
     class _Worker:
-        def __init__(self, bench: Bench, backend: str):
-            self.bench, self.backend = bench, backend
+        def __init__(self, bench: Bench, backend: str, mode: str, learners: int):
+            self.bench, self.backend, self.mode = bench, backend, mode
+            self.env = {"RUNNER_BACKEND": backend}
+            if mode:
+                # Room for a sandbox per learner in each worker process, plus the spares.
+                self.env.update(RUNNER_WARM="1" if mode == "warm" else "0", RUNNER_WARM_MAX=str(learners + 4))
 
         def __enter__(self):
-            log = self.bench.logs / f"worker-{self.backend}.log"
+            name = f"worker-{self.backend}{'-' + self.mode if self.mode else ''}"
+            log = self.bench.logs / f"{name}.log"
             argv = [PY, "-m", "celery", "-A", "ecplatform", "worker", "-Q", "cpu,gpu", "-P", "prefork", "-c", "2"]
             argv += ["-n", f"bench-{self.backend}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
-            self.proc = self.bench._start(f"worker-{self.backend}", argv, RUNNER_BACKEND=self.backend)
+            self.proc = self.bench._start(name, argv, **self.env)
             wait_for(lambda: " ready." in log.read_text(errors="replace"), f"the {self.backend} worker", proc=self.proc)
             return self
 
         def __exit__(self, *exc):
             stop(self.proc)
 
-    def worker(self, backend: str) -> Bench._Worker:
-        return Bench._Worker(self, backend)
+    def worker(self, backend: str, *, mode: str = "", learners: int = 0) -> Bench._Worker:
+        return Bench._Worker(self, backend, mode, learners)
+
+    def mark(self):
+        import psycopg
+
+        with psycopg.connect(self.database_url) as conn:
+            return conn.execute("SELECT now()").fetchone()[0]
+
+    def breakdown(self, *, since, latencies: list[float]) -> dict:
+        """Medians, in ms, of where a run's time went, from the Run rows made since `since`."""
+        import psycopg
+
+        with psycopg.connect(self.database_url) as conn:
+            rows = conn.execute(
+                "SELECT extract(epoch FROM started_at - created_at) * 1000, duration_ms,"
+                " extract(epoch FROM finished_at - started_at) * 1000 - duration_ms,"
+                " extract(epoch FROM finished_at - created_at) * 1000, warm"
+                " FROM runner_run WHERE created_at >= %s AND finished_at IS NOT NULL",
+                [since],
+            ).fetchall()
+        if not rows:
+            return {}
+        median = statistics.median
+        server = median(float(r[3]) for r in rows)
+        return {
+            "queue": median(float(r[0]) for r in rows),
+            "sandbox": median(float(r[1]) for r in rows),
+            "worker": median(float(r[2]) for r in rows),
+            "web+events": max(0.0, median(latencies) * 1000 - server),
+            "warm": sum(1 for r in rows if r[4]) / len(rows),
+        }
 
     # measurements
     def one_run(self, *, learner: int) -> tuple[float, str]:
@@ -358,6 +423,67 @@ def print_table(rows: list[dict]) -> None:
     print("\np50/p95: POST /api/runs/ to the status event on /api/runs/<id>/events/;")
     print("baselines: process start to exit.")
     print("/python, /docker: p50 over the bare python and bare docker run p50 of the same code.")
+
+
+def idle_warm_memory_mib(backend: str) -> float | None:
+    """Median memory of an idle warm sandbox: PSS of a local server, or a container's memory
+    without page cache."""
+    time.sleep(1)
+    values: list[float] = []
+    if backend == "local":
+        for pid in os.listdir("/proc"):
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+                if (
+                    b"--serve" not in cmd
+                    or not any(c.endswith(b"harness.py") for c in cmd)
+                    or cmd[0].endswith(b"bwrap")
+                ):
+                    continue
+                pss = next(
+                    line
+                    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
+                    if line.startswith("Pss:")
+                )
+                values.append(int(pss.split()[1]) / 1024)
+            except (OSError, StopIteration):
+                continue
+    else:
+        import docker
+
+        client = docker.from_env()
+        for container in client.containers.list(filters={"label": "easycompilers.warm"}):
+            stats = container.stats(stream=False).get("memory_stats", {})
+            inner = stats.get("stats", {})
+            used = inner.get("rss", inner.get("anon", stats.get("usage", 0)))
+            values.append(int(used) / 1024**2)
+    return statistics.median(values) if values else None
+
+
+def print_warm(rows: list[dict], breakdowns: list[tuple[str, dict]], memory: list[tuple[str, float | None]]) -> None:
+    by_name = {r["name"]: r for r in rows}
+    print("\nwarm beside cold (p50 ms / p95 ms / runs/s):")
+    for r in rows:
+        if ", warm," not in r["name"]:
+            continue
+        cold = by_name.get(r["name"].replace(", warm,", ", cold,"))
+        if cold:
+            share = r["p50"] / cold["p50"] * 100 if cold["p50"] else float("nan")
+            print(
+                f"  {r['name'].replace(', warm', ''):<46} cold {cold['p50'] * 1000:6.0f} / {cold['p95'] * 1000:6.0f}"
+                f"   warm {r['p50'] * 1000:6.0f} / {r['p95'] * 1000:6.0f}   warm p50 = {share:.1f}% of cold"
+            )
+    print("\nwhere the time went (medians, ms; sandbox = the backend's duration, worker = claim, records,")
+    print("publish; web+events = POST, SSE and the client, i.e. latency p50 minus created->finished):")
+    for name, parts in breakdowns:
+        if parts:
+            print(
+                f"  {name:<46} queue {parts['queue']:6.0f}  sandbox {parts['sandbox']:6.0f}  "
+                f"worker {parts['worker']:6.0f}  web+events {parts['web+events']:6.0f}  "
+                f"warm {parts['warm'] * 100:3.0f}%"
+            )
+    for backend, mib in memory:
+        print(f"idle warm sandbox, {backend}: {mib:.0f} MiB" if mib else f"idle warm sandbox, {backend}: not measured")
 
 
 def free_port() -> int:
