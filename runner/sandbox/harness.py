@@ -355,6 +355,9 @@ def run_request(request: dict) -> int:
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue", "/dev")  # noqa: S108 - the sandbox's own mounts
 PRELOAD = ("torch", "numpy", "matplotlib", "matplotlib.pyplot")
 CATCHABLE = [s for s in signal.Signals if s not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD)]
+# What a fresh Python has (SIGPIPE and SIGXFSZ ignored, SIGINT raising KeyboardInterrupt): a run
+# gets these back, so a write past the file size limit raises as in a cold sandbox.
+STARTING_HANDLERS = {sig: signal.getsignal(sig) for sig in CATCHABLE}
 PR_SET_DUMPABLE = 4
 
 
@@ -496,9 +499,9 @@ def warm_up() -> None:
 
 def child(request: dict) -> int:
     """The forked process of one run: back to a cold sandbox's state, then the run."""
-    for sig in CATCHABLE:
-        with contextlib.suppress(OSError, ValueError):
-            signal.signal(sig, signal.SIG_DFL)
+    for sig, handler in STARTING_HANDLERS.items():
+        with contextlib.suppress(OSError, ValueError, TypeError):
+            signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
     os.closerange(3, 1 << 16)
     set_dumpable(1)
     # A fork copies the server's random state: every run would draw the same numbers.
