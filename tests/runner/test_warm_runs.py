@@ -1,0 +1,69 @@
+"""Warm sandboxes through a real worker: the Run row says warm or cold, the worker logs the pool,
+and the admin lists it."""
+
+import time
+
+import pytest
+from rest_framework.test import APIClient
+
+from runner import services
+from runner.models import Run
+from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
+from tests.runner.worker import BACKENDS, WorkerProcess, backend_required, services_required, wait_for_run
+
+
+@pytest.fixture(params=BACKENDS)
+def warm_worker(request, transactional_db, tmp_path):
+    """One worker process (so every run meets the same pool) with one spare."""
+    services_required()
+    backend_required(request.param)
+    worker = WorkerProcess(
+        backend=request.param, log_dir=tmp_path, concurrency=1, RUNNER_WARM="1", RUNNER_WARM_SPARES="1"
+    ).start()
+    yield worker
+    worker.stop()
+
+
+def run_and_wait(learner, exercise, code: str) -> Run:
+    client = APIClient()
+    client.force_authenticate(learner)
+    run = services.run_submit(user=learner, exercise=exercise, code=code)
+    body = wait_for_run(client, run.pk)
+    assert body["status"] == "succeeded", body
+    return Run.objects.get(pk=run.pk)
+
+
+def wait_for_log(worker, text: str, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while text not in worker.log():
+        assert time.monotonic() < deadline, f"the worker never logged {text!r}:\n{worker.log()[-3000:]}"
+        time.sleep(0.2)
+
+
+@pytest.mark.services
+def test_it_records_warm_and_cold_runs_and_logs_the_pool(warm_worker, make_learner, make_exercise):
+    learner, exercise = make_learner(), make_exercise()
+
+    first = run_and_wait(learner, exercise, "print('one')")
+    # The pool starts with the worker's first run, which finds no sandbox ready and runs cold.
+    assert first.warm is False and first.stdout == "one\n"
+    wait_for_log(warm_worker, "spare started in")
+
+    second = run_and_wait(learner, exercise, "import torch\nprint(torch.ones(2).sum().item())")
+    third = run_and_wait(learner, exercise, "print('three')")
+    assert (second.warm, second.stdout) == (True, "2.0\n")
+    assert (third.warm, third.stdout) == (True, "three\n")
+
+    log = warm_worker.log()
+    assert "miss for run" in log and "hit (spare)" in log and "hit (learner's sandbox)" in log
+    assert "hits 2, misses 1" in log
+
+
+def test_the_admin_lists_warm_or_cold(admin_client, make_learner, make_exercise):
+    learner, exercise = make_learner(), make_exercise()
+    for warm in (True, False):
+        Run.objects.create(user=learner, exercise=exercise, code="", backend="local", warm=warm)
+    response = admin_client.get("/admin/runner/run/")
+    assert response.status_code == 200
+    assert response.content.count(b'<td class="field-warm">') == 2
+    assert b"By warm" in response.content
