@@ -42,7 +42,7 @@ class _FunnelSerializer(serializers.Serializer):
     completed_rate = serializers.FloatField(allow_null=True, help_text="Completed, of the learners counted.")
 
 
-class _QuestionSerializer(serializers.Serializer):
+class _QuestionStatsSerializer(serializers.Serializer):
     question = serializers.IntegerField(source="question.id")
     part = serializers.IntegerField(source="question.chapter.number")
     position = serializers.IntegerField(source="question.position")
@@ -105,7 +105,7 @@ class CourseDashboardApi(APIView):
         active = serializers.IntegerField(help_text="Seen in the last `active_days` days.")
         active_days = serializers.IntegerField()
         funnel = _FunnelSerializer(many=True)
-        questions = _QuestionSerializer(many=True)
+        questions = _QuestionStatsSerializer(many=True)
         exercises = _ExerciseSerializer(many=True)
         stuck = _StuckSerializer(many=True)
         stuck_total = serializers.IntegerField()
