@@ -267,7 +267,6 @@ class GlossaryTermAdmin(admin.ModelAdmin):
         return obj.definition if len(obj.definition) <= 100 else obj.definition[:99] + "…"
 
 
-
 # --- Cohorts -------------------------------------------------------------------------------
 # Imported here, below the authoring admin, so this section stays self-contained.
 from courses.models import Cohort, CohortMembership  # noqa: E402
