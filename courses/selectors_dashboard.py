@@ -23,28 +23,28 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.db.models import (
-    Avg,
     Count,
-    DateTimeField,
     Exists,
-    F,
     IntegerField,
+    Max,
     OuterRef,
     Q,
     QuerySet,
     Subquery,
     Value,
-    Window,
 )
-from django.db.models.functions import Coalesce, Greatest, RowNumber
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from accounts.models import User
 from courses.models import (
     Chapter,
     ChapterProgress,
+    Choice,
     Cohort,
+    CohortMembership,
     Course,
     Enrolment,
     Exercise,
@@ -78,6 +78,8 @@ def stuck_shown() -> int:
     return _setting("DASHBOARD_STUCK_SHOWN", 50)
 
 
+# The chapter columns a dashboard row shows (its text stays in the database).
+_CHAPTER_FIELDS = ("id", "number", "slug", "title")
 MEMORY_REASON_PREFIX = "memory limit"  # runner.sandbox.protocol.limit_reason("memory")
 TOP_ERRORS = 3
 
@@ -200,7 +202,9 @@ def _enrolments(*, course: Course, filters: DashboardFilters) -> QuerySet[Enrolm
     """The learners a dashboard counts."""
     enrolments = Enrolment.objects.filter(course=course)
     if filters.cohort is not None:
-        enrolments = enrolments.filter(user__cohort_memberships__cohort=filters.cohort)
+        enrolments = enrolments.filter(
+            user_id__in=CohortMembership.objects.filter(cohort=filters.cohort).values("user_id")
+        )
     if filters.end_before is not None:
         enrolments = enrolments.filter(enrolled_at__lt=filters.end_before)
     return enrolments
@@ -210,14 +214,35 @@ def _learner_ids(*, course: Course, filters: DashboardFilters) -> QuerySet:
     return _enrolments(course=course, filters=filters).values("user_id")
 
 
+def _exercise_ids(*, course: Course) -> QuerySet:
+    return Exercise.objects.filter(chapter__course=course).values("id")
+
+
+def _question_ids(*, course: Course) -> QuerySet:
+    return Question.objects.filter(chapter__course=course).values("id")
+
+
 def _course_runs(*, course: Course, filters: DashboardFilters) -> QuerySet[Run]:
-    """Finished runs of the course's exercises by the counted learners, in the range."""
+    """Finished runs of the course's exercises in the range, by anyone: callers join them to the
+    counted learners (a join the planner sizes well, where `user_id IN (...)` of a cohort's
+    learners was misjudged as a handful of rows and looked up one learner at a time)."""
     return Run.objects.filter(
         filters.in_range("created_at"),
-        exercise__chapter__course=course,
+        exercise_id__in=_exercise_ids(course=course),
         status__in=Run.TERMINAL,
-        user_id__in=_learner_ids(course=course, filters=filters),
     )
+
+
+def _course_answers(*, course: Course, filters: DashboardFilters) -> QuerySet[QuizAnswer]:
+    """Quiz answers to the course's questions in the range, by anyone (joined like _course_runs)."""
+    return QuizAnswer.objects.filter(filters.in_range("answered_at"), question_id__in=_question_ids(course=course))
+
+
+def _fetch_dicts(sql: str, params: list) -> list[dict]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        columns = [column[0] for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -228,6 +253,28 @@ def _number(value) -> float | None:
     if value is None:
         return None
     return float(value) if isinstance(value, Decimal | float) else value
+
+
+def _datetime(value) -> dt.datetime | None:
+    """A timestamp read by raw SQL: PostgreSQL gives datetimes, SQLite text."""
+    if isinstance(value, str):
+        value = parse_datetime(value)
+        return value if value is None or timezone.is_aware(value) else timezone.make_aware(value, dt.UTC)
+    return value
+
+
+def _with_tables(sql: str, **tables: QuerySet) -> tuple[str, list]:
+    """`sql` after WITH name(columns) AS (the queryset's SQL) for each values() queryset: figures
+    grouped once and joined once in plain SQL, where the ORM could only repeat a correlated
+    subquery per row. Columns are named as in values(), annotations last."""
+    parts, params = [], []
+    for name, queryset in tables.items():
+        query = queryset.order_by().query  # row order means nothing inside WITH
+        columns = [*query.values_select, *query.annotation_select]
+        inner, inner_params = query.sql_with_params()
+        parts.append(f"{name}({', '.join(columns)}) AS ({inner})")
+        params.extend(inner_params)
+    return "WITH " + ",\n".join(parts) + sql, params
 
 
 # --- The course dashboard ---------------------------------------------------------------------------
@@ -376,158 +423,208 @@ def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) 
     ]
 
 
-def _answers(*, course: Course, filters: DashboardFilters) -> QuerySet[QuizAnswer]:
-    return QuizAnswer.objects.filter(
-        filters.in_range("answered_at"),
-        question__chapter__course=course,
-        user_id__in=_learner_ids(course=course, filters=filters),
+_QUESTION_FIGURES_SQL = """,
+answers AS (SELECT course_answers.* FROM course_answers JOIN learners ON learners.user_id = course_answers.user_id),
+figures AS (
+    SELECT question_id,
+           SUM(CASE WHEN attempt = 1 THEN 1 ELSE 0 END) AS first_tries,
+           SUM(CASE WHEN attempt = 1 AND is_correct THEN 1 ELSE 0 END) AS first_try_right,
+           -- A learner's right answer ends their tries at a question, so its attempt number is
+           -- how many tries they took.
+           AVG(CASE WHEN is_correct THEN attempt END) AS average_attempts,
+           COUNT(DISTINCT user_id) AS learners,
+           COUNT(*) AS answers
+    FROM answers GROUP BY question_id
+),
+wrong AS (
+    SELECT question_id, choice_id, COUNT(*) AS picked FROM answers WHERE NOT is_correct GROUP BY question_id, choice_id
+),
+ranked AS (
+    SELECT wrong.question_id, choices.text, wrong.picked,
+           ROW_NUMBER() OVER (PARTITION BY wrong.question_id ORDER BY wrong.picked DESC, choices.position) AS n
+    FROM wrong JOIN choices ON choices.id = wrong.choice_id
+)
+SELECT figures.*, ranked.text AS top_wrong_choice, ranked.picked AS top_wrong_count
+FROM figures LEFT JOIN ranked ON ranked.question_id = figures.question_id AND ranked.n = 1
+"""
+
+
+def _question_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{question id: figures} for the questions the counted learners answered in the range."""
+    sql, params = _with_tables(
+        _QUESTION_FIGURES_SQL,
+        learners=_learner_ids(course=course, filters=filters),
+        course_answers=_course_answers(course=course, filters=filters).values(
+            "question_id", "user_id", "choice_id", "attempt", "is_correct"
+        ),
+        choices=Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text"),
     )
+    return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
 
 
 def question_stats_list(*, course: Course, filters: DashboardFilters) -> list[QuestionStats]:
     """Per quiz question: the first-try right rate, the average try at which learners got it right,
     and the wrong choice picked most often (ties go to the earlier choice). Two queries."""
-    counted = Q(answers__user_id__in=_learner_ids(course=course, filters=filters)) & filters.in_range(
-        "answers__answered_at"
-    )
+    figures = _question_figures(course=course, filters=filters)
     questions = (
         Question.objects.filter(chapter__course=course)
         .select_related("chapter")
-        .annotate(
-            first_tries=Count("answers", filter=counted & Q(answers__attempt=1)),
-            first_try_right=Count("answers", filter=counted & Q(answers__attempt=1, answers__is_correct=True)),
-            # A learner's right answer ends their tries at a question, so its attempt number is
-            # how many tries they took.
-            average_attempts=Avg("answers__attempt", filter=counted & Q(answers__is_correct=True)),
-            learners=Count("answers__user", filter=counted, distinct=True),
-            answer_count=Count("answers", filter=counted),
-        )
+        .only("id", "chapter_id", "position", "prompt", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
         .order_by("chapter__number", "position")
     )
-    top_wrong = {
-        row["question_id"]: row
-        for row in _answers(course=course, filters=filters)
-        .filter(is_correct=False)
-        .values("question_id", "choice_id", "choice__text", "choice__position")
-        .annotate(picked=Count("id"))
-        .annotate(
-            rank=Window(
-                RowNumber(), partition_by=[F("question_id")], order_by=[F("picked").desc(), F("choice__position").asc()]
-            )
-        )
-        .order_by()
-        .filter(rank=1)
-    }
     rows = []
     for question in questions:
-        wrong = top_wrong.get(question.pk, {})
+        row = figures.get(question.pk, {})
+        first_tries, first_try_right = row.get("first_tries", 0), row.get("first_try_right", 0)
+        average_attempts = _number(row.get("average_attempts"))
         rows.append(
             QuestionStats(
                 question=question,
-                first_tries=question.first_tries,
-                first_try_right=question.first_try_right,
-                first_try_rate=_rate(question.first_try_right, question.first_tries),
-                average_attempts=round(_number(question.average_attempts), 2)
-                if question.average_attempts is not None
-                else None,
-                learners=question.learners,
-                answers=question.answer_count,
-                top_wrong_choice=wrong.get("choice__text", ""),
-                top_wrong_count=wrong.get("picked", 0),
+                first_tries=first_tries,
+                first_try_right=first_try_right,
+                first_try_rate=_rate(first_try_right, first_tries),
+                average_attempts=None if average_attempts is None else round(average_attempts, 2),
+                learners=row.get("learners", 0),
+                answers=row.get("answers", 0),
+                top_wrong_choice=row.get("top_wrong_choice") or "",
+                top_wrong_count=row.get("top_wrong_count") or 0,
             )
         )
     return rows
 
 
-_MEDIANS_SQL = """
-WITH r AS ({runs}),
-numbered AS (
-    SELECT exercise_id, user_id, check_passed,
-           ROW_NUMBER() OVER (PARTITION BY exercise_id, user_id ORDER BY created_at, id) AS n
-    FROM r
-),
-vals AS (
-    SELECT 1 AS kind, exercise_id, MIN(n) AS v FROM numbered WHERE check_passed GROUP BY exercise_id, user_id
-    UNION ALL
-    SELECT 2 AS kind, exercise_id, duration_ms AS v FROM r WHERE duration_ms IS NOT NULL
-),
-ranked AS (
+# The middle value of each kind of measure per exercise, or the mean of the two middle ones:
+# PostgreSQL's percentile_cont sorts each group on its own; elsewhere window functions number
+# the values (one sort of them all, several times slower on PostgreSQL).
+_MEDIANS_BY_KIND = {
+    "postgresql": """medians_by_kind AS (
+    SELECT kind, exercise_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS m
+    FROM measures GROUP BY kind, exercise_id
+)""",
+    "portable": """ranked AS (
     SELECT kind, exercise_id, v,
            ROW_NUMBER() OVER (PARTITION BY kind, exercise_id ORDER BY v) AS i,
            COUNT(*) OVER (PARTITION BY kind, exercise_id) AS c
-    FROM vals
+    FROM measures
+),
+medians_by_kind AS (
+    SELECT kind, exercise_id, AVG(v) AS m FROM ranked WHERE i IN ((c + 1) / 2, (c + 2) / 2) GROUP BY kind, exercise_id
+)""",
+}
+
+_EXERCISE_FIGURES_SQL = """,
+runs AS (SELECT course_runs.* FROM course_runs JOIN learners ON learners.user_id = course_runs.user_id),
+per_learner AS (
+    -- to_pass: how many runs the learner made up to and including their first passing one.
+    SELECT exercise_id, user_id, MIN(CASE WHEN check_passed THEN n END) AS to_pass
+    FROM (
+        SELECT exercise_id, user_id, check_passed,
+               ROW_NUMBER() OVER (PARTITION BY exercise_id, user_id ORDER BY created_at, id) AS n
+        FROM runs
+    ) numbered
+    GROUP BY exercise_id, user_id
+),
+learner_figures AS (
+    SELECT exercise_id, COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
+    FROM per_learner GROUP BY exercise_id
+),
+run_figures AS (
+    SELECT exercise_id, COUNT(*) AS runs,
+           SUM(CASE WHEN timed_out THEN 1 ELSE 0 END) AS timed_out,
+           SUM(CASE WHEN memory_stop THEN 1 ELSE 0 END) AS memory_stops
+    FROM runs GROUP BY exercise_id
+),
+measures AS (
+    SELECT 1 AS kind, exercise_id, to_pass AS v FROM per_learner WHERE to_pass IS NOT NULL
+    UNION ALL
+    SELECT 2 AS kind, exercise_id, duration_ms AS v FROM runs WHERE duration_ms IS NOT NULL
+),
+{medians_by_kind},
+medians AS (
+    SELECT exercise_id,
+           AVG(CASE WHEN kind = 1 THEN m END) AS median_runs_to_pass,
+           AVG(CASE WHEN kind = 2 THEN m END) AS median_duration_ms
+    FROM medians_by_kind GROUP BY exercise_id
+),
+errors AS (
+    SELECT exercise_id, error_name, COUNT(*) AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY COUNT(*) DESC, error_name) AS place
+    FROM runs WHERE error_name <> '' GROUP BY exercise_id, error_name
 )
-SELECT kind, exercise_id, AVG(v) FROM ranked WHERE i IN ((c + 1) / 2, (c + 2) / 2) GROUP BY kind, exercise_id
+SELECT run_figures.*, learners_ran, learners_passed, median_runs_to_pass, median_duration_ms, error_name, n
+FROM run_figures
+JOIN learner_figures ON learner_figures.exercise_id = run_figures.exercise_id
+LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
+LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
+ORDER BY run_figures.exercise_id, errors.place
 """
 
 
-def _exercise_medians(*, course: Course, filters: DashboardFilters) -> dict[tuple[int, int], float]:
-    """{(kind, exercise_id): median}: kind 1 is the runs a learner made up to and including their
-    first passing run; kind 2 the run time in ms. The median is the middle value (the mean of the
-    two middle ones), found with window functions, so the same SQL runs on PostgreSQL and SQLite."""
-    runs = (
-        _course_runs(course=course, filters=filters)
-        .values("id", "exercise_id", "user_id", "created_at", "check_passed", "duration_ms")
-        .order_by()
+def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{exercise id: figures} for the exercises the counted learners ran in the range, read in
+    one pass over the runs; `error_types` holds the commonest error names with their counts."""
+    medians = _MEDIANS_BY_KIND.get(connection.vendor, _MEDIANS_BY_KIND["portable"])
+    sql, params = _with_tables(
+        _EXERCISE_FIGURES_SQL.format(medians_by_kind=medians),
+        learners=_learner_ids(course=course, filters=filters),
+        course_runs=_course_runs(course=course, filters=filters)
+        .annotate(timed_out=Q(status=Run.Status.TIMED_OUT), memory_stop=Q(reason__startswith=MEMORY_REASON_PREFIX))
+        .values(
+            "exercise_id",
+            "user_id",
+            "created_at",
+            "id",
+            "check_passed",
+            "duration_ms",
+            "error_name",
+            "timed_out",
+            "memory_stop",
+        ),
     )
-    sql, params = runs.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(_MEDIANS_SQL.format(runs=sql), params)
-        return {(kind, exercise_id): float(value) for kind, exercise_id, value in cursor.fetchall()}
+    figures: dict[int, dict] = {}
+    for row in _fetch_dicts(sql, [*params, TOP_ERRORS]):
+        error_name, count = row.pop("error_name"), row.pop("n")
+        exercise = figures.setdefault(row["exercise_id"], {**row, "error_types": []})
+        if error_name:
+            exercise["error_types"].append((error_name, count))
+    return figures
 
 
 def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[ExerciseStats]:
     """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
-    stops, the median runs to a pass and run time, and the commonest error types. Three queries."""
-    counted = Q(
-        runs__user_id__in=_learner_ids(course=course, filters=filters), runs__status__in=Run.TERMINAL
-    ) & filters.in_range("runs__created_at")
+    stops, the median runs to a pass and run time, and the commonest error types. Two queries."""
+    figures = _exercise_figures(course=course, filters=filters)
     exercises = (
         Exercise.objects.filter(chapter__course=course)
         .select_related("chapter")
-        .only("id", "slug", "title", "position", "chapter__id", "chapter__number", "chapter__title", "chapter__slug")
-        .annotate(
-            learners_ran=Count("runs__user", filter=counted, distinct=True),
-            learners_passed=Count("runs__user", filter=counted & Q(runs__check_passed=True), distinct=True),
-            run_count=Count("runs", filter=counted),
-            timed_out=Count("runs", filter=counted & Q(runs__status=Run.Status.TIMED_OUT)),
-            memory_stops=Count("runs", filter=counted & Q(runs__reason__startswith=MEMORY_REASON_PREFIX)),
-        )
+        .only("id", "slug", "title", "position", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
         .order_by("chapter__number", "position")
     )
-    medians = _exercise_medians(course=course, filters=filters)
-    errors: dict[int, list[tuple[str, int]]] = {}
-    for row in (
-        _course_runs(course=course, filters=filters)
-        .exclude(error_name="")
-        .values("exercise_id", "error_name")
-        .annotate(n=Count("id"))
-        .annotate(rank=Window(RowNumber(), partition_by=[F("exercise_id")], order_by=[F("n").desc(), F("error_name")]))
-        .order_by()
-        .filter(rank__lte=TOP_ERRORS)
-        .order_by("exercise_id", "rank")
-    ):
-        errors.setdefault(row["exercise_id"], []).append((row["error_name"], row["n"]))
-    return [
-        ExerciseStats(
-            exercise=exercise,
-            learners_ran=exercise.learners_ran,
-            learners_passed=exercise.learners_passed,
-            pass_rate=_rate(exercise.learners_passed, exercise.learners_ran),
-            runs=exercise.run_count,
-            timed_out=exercise.timed_out,
-            memory_stops=exercise.memory_stops,
-            median_runs_to_pass=medians.get((1, exercise.pk)),
-            median_duration_ms=medians.get((2, exercise.pk)),
-            error_types=errors.get(exercise.pk, []),
+    rows = []
+    for exercise in exercises:
+        row = figures.get(exercise.pk, {})
+        learners_ran, learners_passed = row.get("learners_ran", 0), row.get("learners_passed", 0)
+        rows.append(
+            ExerciseStats(
+                exercise=exercise,
+                learners_ran=learners_ran,
+                learners_passed=learners_passed,
+                pass_rate=_rate(learners_passed, learners_ran),
+                runs=row.get("runs", 0),
+                timed_out=row.get("timed_out", 0),
+                memory_stops=row.get("memory_stops", 0),
+                median_runs_to_pass=_number(row.get("median_runs_to_pass")),
+                median_duration_ms=_number(row.get("median_duration_ms")),
+                error_types=row.get("error_types", []),
+            )
         )
-        for exercise in exercises
-    ]
+    return rows
 
 
 def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> QuerySet:
     """(user, exercise, failed) for exercises the learner has not passed, with at least
-    stuck_failed_runs() runs whose check did not pass."""
+    stuck_failed_runs() runs whose check did not pass, for any learner of the course (the caller
+    joins the rows to the counted learners)."""
     passed = ExerciseState.objects.filter(user_id=OuterRef("user_id"), exercise_id=OuterRef("exercise_id")).exclude(
         passed_at=None
     )
@@ -535,99 +632,99 @@ def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> Q
         _course_runs(course=course, filters=filters)
         .exclude(check_passed=True)
         .filter(~Exists(passed))
-        .values("user_id", "exercise_id")
+        .values("user_id", "exercise_id", "exercise__title", "exercise__chapter__number")
         .annotate(failed=Count("id"))
         .filter(failed__gte=stuck_failed_runs())
+        .order_by()
     )
 
 
-def _last_progress(*, course: Course, filters: DashboardFilters):
-    """The latest progress a learner made in the course (a pass, a right answer, a completed
-    chapter), or their enrolment when they made none, up to the end of the range."""
+def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[str, QuerySet]:
+    """Per learner, one grouped query each: the latest pass, right answer and completed chapter
+    in the course up to the end of the range (`at`), and the chapters completed in all (`n`)."""
 
-    def latest(model, *, when: str, user_lookup: str, **conditions):
-        rows = model.objects.filter(**{user_lookup: OuterRef("user_id")}, **conditions).exclude(**{when: None})
-        if filters.end_before:
-            rows = rows.filter(**{f"{when}__lt": filters.end_before})
-        return Subquery(rows.order_by(f"-{when}").values(when)[:1], output_field=DateTimeField())
+    def until_end(when: str) -> Q:
+        return Q(**{f"{when}__lt": filters.end_before}) if filters.end_before else Q()
 
-    return Greatest(
-        F("enrolled_at"),
-        Coalesce(
-            latest(ExerciseState, when="passed_at", user_lookup="user_id", exercise__chapter__course=course),
-            F("enrolled_at"),
+    def latest(queryset: QuerySet, when: str) -> QuerySet:
+        return queryset.filter(until_end(when)).exclude(**{when: None}).values("user_id").annotate(at=Max(when))
+
+    return {
+        "passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
+        "rights": latest(
+            QuizAnswer.objects.filter(question_id__in=_question_ids(course=course), is_correct=True), "answered_at"
         ),
-        Coalesce(
-            latest(
-                QuizAnswer, when="answered_at", user_lookup="user_id", question__chapter__course=course, is_correct=True
-            ),
-            F("enrolled_at"),
-        ),
-        Coalesce(
-            latest(ChapterProgress, when="completed_at", user_lookup="user_id", chapter__course=course),
-            F("enrolled_at"),
-        ),
-    )
+        "completions": ChapterProgress.objects.filter(chapter__course=course)
+        .exclude(completed_at=None)
+        .values("user_id")
+        .annotate(at=Max("completed_at", filter=until_end("completed_at")), n=Count("id")),
+    }
+
+
+_STUCK_SQL = """,
+progress AS (
+    SELECT learners.user_id, learners.user__username AS username,
+           {greatest}(learners.enrolled_at, COALESCE(passes.at, learners.enrolled_at),
+                      COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
+               AS last_progress_at,
+           COALESCE(completions.n, 0) AS completed
+    FROM learners
+    LEFT JOIN passes ON passes.user_id = learners.user_id
+    LEFT JOIN rights ON rights.user_id = learners.user_id
+    LEFT JOIN completions ON completions.user_id = learners.user_id
+),
+worst AS (
+    SELECT user_id, failed, exercise__title AS title,
+           ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY failed DESC, exercise__chapter__number, exercise_id) AS n
+    FROM failing
+),
+stuck AS (
+    SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
+           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
+)
+SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
+FROM stuck
+WHERE idle OR failed IS NOT NULL
+ORDER BY failed IS NULL, last_progress_at, user_id
+LIMIT %s
+"""
 
 
 def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int) -> tuple[list[StuckLearner], int]:
     """Learners who look stuck, those with failing runs first, then longest without progress, and
-    how many there are in all. Two queries."""
-    failing = _failing_runs_by_exercise(course=course, filters=filters)
+    how many there are in all. One query: each per-learner figure is grouped once and joined to
+    the learners (a correlated subquery per learner cost seconds on a large course)."""
     idle_since = filters.reference_time() - dt.timedelta(days=stuck_idle_days())
-    chapter_count = Chapter.objects.filter(course=course).values("course").annotate(n=Count("id")).values("n")
-    completed = (
-        ChapterProgress.objects.filter(user_id=OuterRef("user_id"), chapter__course=course)
-        .exclude(completed_at=None)
-        .values("user_id")
-        .annotate(n=Count("id"))
-        .values("n")
+    sql, params = _with_tables(
+        _STUCK_SQL.format(greatest="GREATEST" if connection.vendor == "postgresql" else "MAX"),
+        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
+        failing=_failing_runs_by_exercise(course=course, filters=filters),
+        chapters=Chapter.objects.filter(course=course).values("id"),
+        **_per_learner_progress(course=course, filters=filters),
     )
-    worst = failing.filter(user_id=OuterRef("user_id")).order_by("-failed", "exercise__chapter__number")
-    stuck_rows = (
-        _enrolments(course=course, filters=filters)
-        .annotate(
-            last_progress_at=_last_progress(course=course, filters=filters),
-            chapters_completed=Coalesce(Subquery(completed, output_field=IntegerField()), Value(0)),
-            chapter_count=Subquery(chapter_count, output_field=IntegerField()),
-        )
-        .annotate(
-            idle=Q(last_progress_at__lt=idle_since) & Q(chapters_completed__lt=F("chapter_count")),
-            # Exists, not user_id IN (...): the planner cannot hash the grouped subquery and would
-            # scan it once per learner.
-            failing=Exists(failing.filter(user_id=OuterRef("user_id"))),
-        )
-        .filter(Q(idle=True) | Q(failing=True))
-    )
-    total = stuck_rows.count()
-    # The failing runs are looked up for the learners shown only (ordering or counting by them
-    # would compute them for every stuck learner).
-    rows = (
-        stuck_rows.annotate(
-            failed_runs=Coalesce(Subquery(worst.values("failed")[:1], output_field=IntegerField()), Value(0)),
-            failed_exercise=Subquery(worst.values("exercise__title")[:1]),
-        )
-        .values("user_id", "user__username", "last_progress_at", "idle", "failed_runs", "failed_exercise")
-        .order_by("-failing", "last_progress_at", "user_id")[:limit]
-    )
+    params += [connection.ops.adapt_datetimefield_value(idle_since), limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
     stuck = []
-    for row in rows:
+    for user_id, username, last_progress_at, idle, failed_runs, failed_exercise, _ in rows:
         reasons = []
-        if row["failed_runs"]:
-            reasons.append(f"{row['failed_runs']} runs of “{row['failed_exercise']}” without a pass")
-        if row["idle"]:
+        if failed_runs:
+            reasons.append(f"{failed_runs} runs of “{failed_exercise}” without a pass")
+        if idle:
             reasons.append(f"no progress for {stuck_idle_days()}+ days")
         stuck.append(
             StuckLearner(
-                user_id=row["user_id"],
-                username=row["user__username"],
-                last_progress_at=row["last_progress_at"],
-                failed_runs=row["failed_runs"],
-                failed_exercise=row["failed_exercise"] or "",
+                user_id=user_id,
+                username=username,
+                last_progress_at=_datetime(last_progress_at),
+                failed_runs=failed_runs,
+                failed_exercise=failed_exercise,
                 reasons=reasons,
             )
         )
-    return stuck, total
+    return stuck, rows[0][-1] if rows else 0
 
 
 # --- CSV rows ---------------------------------------------------------------------------------------

@@ -9,9 +9,9 @@ from runner.models import Run
 
 pytestmark = pytest.mark.django_db
 
-# Session and user, the course, then the page: counts, cohorts, stuck learners (count, rows), funnel, questions
-# and their commonest wrong answers, exercises, medians, error types.
-DASHBOARD_QUERIES = 13
+# Session and user, the course, then the page: counts, cohorts, stuck learners, funnel, question figures and
+# questions, exercise figures and exercises.
+DASHBOARD_QUERIES = 11
 
 
 def _queries(client, url) -> int:
