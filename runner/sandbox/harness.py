@@ -514,6 +514,24 @@ def child(request: dict) -> int:
     return run_request(request)
 
 
+def worker_left_during(pid: int) -> bool:
+    """Waits for the run's process to exit; True when stdin closes first (the worker is gone, and
+    nobody enforces the run's limits any more)."""
+    try:
+        pidfd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return False  # an older kernel: the run ends at its CPU limit, the sweeper removes the rest
+    try:
+        while True:
+            readable = select.select([pidfd, 0], [], [])[0]
+            if pidfd in readable:
+                return False
+            if 0 in readable:
+                return True
+    finally:
+        os.close(pidfd)
+
+
 def serve() -> int:
     if os.getpid() != 1:
         control({"type": "refused", "message": "the server must be the sandbox's PID 1"})
@@ -554,6 +572,9 @@ def serve() -> int:
             except BaseException:
                 code = 70
             os._exit(code)
+        if worker_left_during(pid):
+            kill_all()
+            return 0
         while True:
             reaped, status = os.waitpid(-1, 0)
             if reaped == pid:

@@ -1,12 +1,15 @@
 """Warm sandboxes (runner/sandbox/pool.py) on each backend: the attack battery with every attack
 run in a warm sandbox, and what a warm sandbox must never carry from one run to the next."""
 
+import socket
 import threading
+import time
 
 import pytest
 
 from runner.sandbox.base import Limits, RunRequest
 from runner.sandbox.pool import WarmPool, WarmSettings
+from runner.sandbox.protocol import request_payload
 from tests.runner.attacks import ATTACKS, MARKER
 from tests.runner.conftest import BACKENDS, Run, backend_or_skip, host_processes_with
 
@@ -195,3 +198,35 @@ def test_it_ends_a_warm_run_at_its_own_wall_limit(warm_backend):
     # A sandbox whose run hit a limit is not used again.
     after = run_as(warm_backend, "learner-t", "print('fine')")
     assert after.result.details.get("sandbox") != run.result.details["sandbox"]
+
+
+@pytest.mark.services
+def test_it_ends_a_warm_sandbox_whose_worker_went_away_mid_run(warm_backend):
+    sandbox = warm_backend._warm_start((Limits(), False))
+    try:
+        assert sandbox.wait_ready()
+        code = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', '{MARKER}w'])\nprint('started', flush=True)\ntime.sleep(600)\n"
+        request = RunRequest(run_id="gone", code=code, limits=Limits(wall_s=600))
+        sandbox._send(request_payload(request, address_space=sandbox.address_space))
+        deadline = time.monotonic() + 60
+        while not host_processes_with(f"{MARKER}w"):
+            assert time.monotonic() < deadline, "the run never started"
+            time.sleep(0.2)
+        # What a worker's death does to the sandbox's stdin: it closes.
+        if warm_backend.name == "local":
+            sandbox.proc.stdin.close()
+            assert sandbox.proc.wait(timeout=30) is not None
+        else:
+            # (close() alone leaves the connection to the client's other references; a dead
+            # process leaves none.)
+            sandbox.sock.shutdown(socket.SHUT_RDWR)
+            deadline = time.monotonic() + 30
+            while any(c.id == sandbox.container.id for c in sandbox.container.client.containers.list(all=True)):
+                assert time.monotonic() < deadline, "the container outlived its worker"
+                time.sleep(0.5)
+        deadline = time.monotonic() + 30
+        while host_processes_with(f"{MARKER}w"):
+            assert time.monotonic() < deadline, "a process of the run outlived its worker"
+            time.sleep(0.2)
+    finally:
+        sandbox.close()
