@@ -88,6 +88,8 @@ def main() -> int:
                 label = f"{backend} backend" + (f", {mode}" if mode else "")
                 with bench.worker(backend, mode=mode, learners=args.learners):
                     bench.sequential(backend=backend, runs=min(2, args.runs), learner=0)  # warm-up
+                    if mode == "warm":
+                        bench.warm_up(learners=[0])
                     mark = bench.mark()
                     latencies, lost = bench.sequential(backend=backend, runs=args.runs, learner=0)
                     rows.append(row(f"API, {label}, sequential", latencies, lost=lost))
@@ -96,7 +98,7 @@ def main() -> int:
                         memory.append((backend, idle_warm_memory_mib(backend)))
                     if args.learners and args.per_learner:
                         if mode == "warm":
-                            bench.concurrent(learners=args.learners, per_learner=1)  # each learner active
+                            bench.warm_up(learners=list(range(1, args.learners + 1)))
                         mark = bench.mark()
                         started = time.monotonic()
                         latencies, lost = bench.concurrent(learners=args.learners, per_learner=args.per_learner)
@@ -162,6 +164,7 @@ class Bench:
         self.web_url = ""
         self.tokens: list[str] = []
         self.exercise_id = 0
+        self.run_ids: list[str] = []
         self.code = FALLBACK_CODE
 
     # set-up
@@ -248,6 +251,25 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
     def worker(self, backend: str, *, mode: str = "", learners: int = 0) -> Bench._Worker:
         return Bench._Worker(self, backend, mode, learners)
 
+    def warm_up(self, *, learners: list[int], rounds: int = 12) -> None:
+        """Untimed rounds (each learner one run, all at once) until nine runs in ten of a round
+        ran warm: every learner is then active, with a sandbox in each worker process."""
+        import psycopg
+
+        for _ in range(rounds):
+            self.run_ids = []
+            threads = [threading.Thread(target=self.one_run, kwargs={"learner": i}) for i in learners for _ in (0, 1)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            with psycopg.connect(self.database_url) as conn:
+                warm = conn.execute("SELECT count(*) FROM runner_run WHERE id = ANY(%s) AND warm", [self.run_ids])
+                share = warm.fetchone()[0] / max(1, len(self.run_ids))
+            print(f"  warm-up round: {share:.0%} warm", flush=True)
+            if share >= 0.9:
+                return
+
     def mark(self):
         import psycopg
 
@@ -295,6 +317,7 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
             time.sleep(0.05)  # a learner's earlier run is still being counted; try again
         response.raise_for_status()
         run_id = response.json()["id"]
+        self.run_ids.append(run_id)
         status = "lost"
         with requests.get(
             f"{self.web_url}/api/runs/{run_id}/events/",

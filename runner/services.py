@@ -328,7 +328,8 @@ class _RunRecorder:
                 if woke:
                     self._wake.clear()
                     self._flush()
-                    time.sleep(FLUSH_INTERVAL_S)
+                    # Batch what comes next, but a run that ends meanwhile does not wait for it.
+                    self._done.wait(FLUSH_INTERVAL_S)
                 if time.monotonic() - last_beat >= heartbeat_s:
                     last_beat = time.monotonic()
                     self._beat()
