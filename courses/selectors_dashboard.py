@@ -24,16 +24,12 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.db.models import (
     Count,
-    Exists,
-    IntegerField,
     Max,
     OuterRef,
     Q,
     QuerySet,
     Subquery,
-    Value,
 )
-from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
@@ -622,20 +618,15 @@ def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[Ex
 
 
 def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> QuerySet:
-    """(user, exercise, failed) for exercises the learner has not passed, with at least
-    stuck_failed_runs() runs whose check did not pass, for any learner of the course (the caller
-    joins the rows to the counted learners)."""
-    passed = ExerciseState.objects.filter(user_id=OuterRef("user_id"), exercise_id=OuterRef("exercise_id")).exclude(
-        passed_at=None
-    )
+    """(user, exercise, failed): at least stuck_failed_runs() runs of the exercise in the range
+    whose check did not pass, for anyone (the caller leaves out exercises the learner passed,
+    once per row here rather than once per run, and joins the rows to the counted learners)."""
     return (
         _course_runs(course=course, filters=filters)
         .exclude(check_passed=True)
-        .filter(~Exists(passed))
-        .values("user_id", "exercise_id", "exercise__title", "exercise__chapter__number")
+        .values("user_id", "exercise_id")
         .annotate(failed=Count("id"))
         .filter(failed__gte=stuck_failed_runs())
-        .order_by()
     )
 
 
@@ -650,7 +641,7 @@ def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[
         return queryset.filter(until_end(when)).exclude(**{when: None}).values("user_id").annotate(at=Max(when))
 
     return {
-        "passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
+        "last_passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
         "rights": latest(
             QuizAnswer.objects.filter(question_id__in=_question_ids(course=course), is_correct=True), "answered_at"
         ),
@@ -664,19 +655,24 @@ def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[
 _STUCK_SQL = """,
 progress AS (
     SELECT learners.user_id, learners.user__username AS username,
-           {greatest}(learners.enrolled_at, COALESCE(passes.at, learners.enrolled_at),
+           {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
                       COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
                AS last_progress_at,
            COALESCE(completions.n, 0) AS completed
     FROM learners
-    LEFT JOIN passes ON passes.user_id = learners.user_id
+    LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
     LEFT JOIN rights ON rights.user_id = learners.user_id
     LEFT JOIN completions ON completions.user_id = learners.user_id
 ),
 worst AS (
-    SELECT user_id, failed, exercise__title AS title,
-           ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY failed DESC, exercise__chapter__number, exercise_id) AS n
-    FROM failing
+    SELECT failing.user_id, failing.failed, exercises.title,
+           ROW_NUMBER() OVER (
+               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
+           ) AS n
+    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
+    )
 ),
 stuck AS (
     SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
@@ -700,6 +696,10 @@ def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int)
         _STUCK_SQL.format(greatest="GREATEST" if connection.vendor == "postgresql" else "MAX"),
         learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
         failing=_failing_runs_by_exercise(course=course, filters=filters),
+        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
+        .exclude(passed_at=None)
+        .values("user_id", "exercise_id"),
+        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
         chapters=Chapter.objects.filter(course=course).values("id"),
         **_per_learner_progress(course=course, filters=filters),
     )
@@ -744,50 +744,56 @@ LEARNER_CSV_HEADER = [
 ]
 
 
+_LEARNER_PROGRESS_SQL = """
+SELECT learners.user_id, learners.user__username, learners.user__email, learners.enrolled_at, learners.last_seen_at,
+       COALESCE(completions.n, 0), COALESCE(passes.n, 0), COALESCE(answers.n, 0), COALESCE(answers.first_try_right, 0),
+       COALESCE(runs.n, 0), COALESCE(runs.not_passed, 0)
+FROM learners
+LEFT JOIN completions ON completions.user_id = learners.user_id
+LEFT JOIN passes ON passes.user_id = learners.user_id
+LEFT JOIN answers ON answers.user_id = learners.user_id
+LEFT JOIN runs ON runs.user_id = learners.user_id
+ORDER BY learners.user__username
+"""
+
+
 def learner_progress_rows(*, course: Course, filters: DashboardFilters, chunk_size: int = 2000):
     """One tuple per counted learner (LEARNER_CSV_HEADER), read from a server-side cursor in
-    chunks so an export of any size holds one chunk in memory."""
+    chunks so an export of any size holds one chunk in memory. Each count is grouped by learner
+    once over the course and joined to the learners."""
 
-    def count(queryset) -> Coalesce:
-        rows = queryset.filter(user_id=OuterRef("user_id")).values("user_id").annotate(n=Count("id")).values("n")
-        return Coalesce(Subquery(rows, output_field=IntegerField()), Value(0))
+    def per_learner(queryset: QuerySet, **counts) -> QuerySet:
+        return queryset.values("user_id").annotate(n=Count("id"), **counts)
 
-    runs = Run.objects.filter(filters.in_range("created_at"), exercise__chapter__course=course, status__in=Run.TERMINAL)
-    answers = QuizAnswer.objects.filter(filters.in_range("answered_at"), question__chapter__course=course)
-    rows = (
-        _enrolments(course=course, filters=filters)
-        .annotate(
-            chapters_completed=count(
-                ChapterProgress.objects.filter(
-                    filters.in_range("completed_at"), chapter__course=course, completed_at__isnull=False
-                )
-            ),
-            exercises_passed=count(
-                ExerciseState.objects.filter(
-                    filters.in_range("passed_at"), exercise__chapter__course=course, passed_at__isnull=False
-                )
-            ),
-            quiz_answers=count(answers),
-            quiz_first_try_right=count(answers.filter(attempt=1, is_correct=True)),
-            run_count=count(runs),
-            runs_not_passed=count(runs.exclude(check_passed=True)),
-        )
-        .order_by("user__username")
-        .values_list(
-            "user_id",
-            "user__username",
-            "user__email",
-            "enrolled_at",
-            "last_seen_at",
-            "chapters_completed",
-            "exercises_passed",
-            "quiz_answers",
-            "quiz_first_try_right",
-            "run_count",
-            "runs_not_passed",
-        )
+    sql, params = _with_tables(
+        _LEARNER_PROGRESS_SQL,
+        learners=_enrolments(course=course, filters=filters).values(
+            "user_id", "user__username", "user__email", "enrolled_at", "last_seen_at"
+        ),
+        completions=per_learner(
+            ChapterProgress.objects.filter(
+                filters.in_range("completed_at"), chapter__course=course, completed_at__isnull=False
+            )
+        ),
+        passes=per_learner(
+            ExerciseState.objects.filter(
+                filters.in_range("passed_at"), exercise_id__in=_exercise_ids(course=course), passed_at__isnull=False
+            )
+        ),
+        answers=per_learner(
+            _course_answers(course=course, filters=filters),
+            first_try_right=Count("id", filter=Q(attempt=1, is_correct=True)),
+        ),
+        runs=per_learner(
+            _course_runs(course=course, filters=filters), not_passed=Count("id", filter=~Q(check_passed=True))
+        ),
     )
-    yield from rows.iterator(chunk_size=chunk_size)
+    # A server-side cursor on PostgreSQL, as QuerySet.iterator() uses.
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(sql, params)
+        while rows := cursor.fetchmany(chunk_size):
+            for row in rows:
+                yield (*row[:3], _datetime(row[3]), _datetime(row[4]), *row[5:])
 
 
 QUESTION_CSV_HEADER = [
