@@ -8,11 +8,14 @@ import math
 import re
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 
 WORDS_PER_MINUTE = 200
+# Chapter pages live at /courses/<course>/<chapter>/; these names are the course's own pages.
+RESERVED_CHAPTER_SLUGS = frozenset({"glossary"})
 TIME_LIMIT_MAX_S = 120
 # Exercises sit in a chapter's Markdown at a line of their own: [[exercise:<slug>]]
 EXERCISE_MARKER_RE = re.compile(r"^\[\[exercise:(?P<slug>[a-z0-9][a-z0-9-]*)\]\]\s*$", re.MULTILINE)
@@ -82,6 +85,10 @@ class Chapter(models.Model):
     def save(self, *args, **kwargs):
         self.reading_minutes = self.compute_reading_minutes()
         super().save(*args, **kwargs)
+
+    def clean(self):
+        if self.slug in RESERVED_CHAPTER_SLUGS:
+            raise ValidationError({"slug": f"'{self.slug}' is taken by a course page; choose another slug."})
 
     def compute_reading_minutes(self, extra_text: str = "") -> int:
         words = len(re.findall(r"\w+", f"{self.lede} {self.body} {extra_text}"))

@@ -18,7 +18,17 @@ import yaml
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from courses.models import TIME_LIMIT_MAX_S, Chapter, Choice, Course, Exercise, GlossaryTerm, Level, Question
+from courses.models import (
+    RESERVED_CHAPTER_SLUGS,
+    TIME_LIMIT_MAX_S,
+    Chapter,
+    Choice,
+    Course,
+    Exercise,
+    GlossaryTerm,
+    Level,
+    Question,
+)
 from courses.services.chapters import PARK, chapter_reading_time_refresh, rows_park
 
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -456,6 +466,8 @@ def _read_chapter(folder: Path, *, glossary: set[str]) -> ChapterSpec:
     slug = chapter.slug("slug", max_length=_max_length(Chapter, "slug"))
     if slug != match.group("slug"):
         raise chapter.error("slug", f"slug '{slug}' does not match the folder name '{folder.name}'")
+    if slug in RESERVED_CHAPTER_SLUGS:
+        raise chapter.error("slug", f"slug '{slug}' is taken by a course page; choose another")
 
     exercises: dict[str, ExerciseSpec] = {}
     declared_on: dict[str, int] = {}

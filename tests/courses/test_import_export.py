@@ -399,3 +399,23 @@ def test_it_round_trips_the_demo_course(tmp_path):
     assert report.created["glossary term"] == 37
     assert not again.changed
     assert db_snapshot() == before
+
+
+def test_it_refuses_a_chapter_slug_a_course_page_uses(tmp_path):
+    from courses.services.content_io import ContentError, course_import
+
+    course_dir = tmp_path / "c"
+    (course_dir / "chapters" / "01-glossary").mkdir(parents=True)
+    (course_dir / "course.yaml").write_text("slug: c\ntitle: C\n")
+    (course_dir / "chapters" / "01-glossary" / "chapter.md").write_text("---\nslug: glossary\ntitle: G\n---\n")
+    with pytest.raises(ContentError, match="slug 'glossary' is taken by a course page"):
+        course_import(path=course_dir)
+
+
+def test_a_chapter_slug_a_course_page_uses_fails_validation():
+    from django.core.exceptions import ValidationError
+
+    from courses.models import Chapter
+
+    with pytest.raises(ValidationError, match="taken by a course page"):
+        Chapter(slug="glossary").clean()
