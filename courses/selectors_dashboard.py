@@ -7,6 +7,13 @@ Every figure is computed by the database (aggregates, annotations, window functi
 per block of the page, so a dashboard costs the same number of queries for ten learners or ten
 thousand. Python only loops over a course's chapters, questions and exercises, never its learners.
 
+Speed on a large course (bench/dashboard.py): per-learner figures are grouped once per table and
+joined to the learners (_with_tables composes the ORM's grouped querysets into one SQL statement),
+never looked up by a correlated subquery per learner; runs and answers are joined to the counted
+learners rather than filtered by `user_id IN (...)`, whose row count the planner misjudges for a
+cohort; each block reads the big tables (runs, quiz answers) once. The SQL runs on PostgreSQL and
+SQLite; GREATEST and the medians' percentile_cont are PostgreSQL's, with a portable path beside them.
+
 Filters (cohort and date range) apply to everything:
 - the learners counted are those enrolled before the end of the range, in the cohort if one is set;
 - events (runs, quiz answers, chapter completions, passes) count when they happened in the range;
