@@ -147,8 +147,10 @@ class WarmSandbox:
         except Exception:
             logger.exception("could not close warm sandbox %s", self.id)
 
-    def execute(self, request: RunRequest, on_event: EventSink) -> tuple[RunResult, bool]:
-        """One run in this sandbox. Returns its result and whether the sandbox may serve again."""
+    def execute(self, request: RunRequest, on_event: EventSink) -> tuple[RunResult | None, bool]:
+        """One run in this sandbox. Returns its result (None: the sandbox died before the program
+        started, which no program can cause, so the run may start over cold) and whether the
+        sandbox may serve again."""
         limits = request.limits
         payload = request_payload(request, address_space=self.address_space, cpu_s=int(limits.wall_s) + 5)
         # The run's limits start now, not when the sandbox started.
@@ -166,9 +168,11 @@ class WarmSandbox:
         reusable = stream.ended and not stream.tainted and not timed_out and not collector.output_full
         exit_code = stream.exit_code
         if not stream.ended:
-            self.close()
+            self._kill_quietly()
             if exit_code is None:
                 exit_code = self._exit_code()
+            if not collector.ready and not timed_out and collector.events == 0:
+                return None, False
         result = run_result(
             collector=collector,
             exit_code=exit_code,
@@ -293,6 +297,7 @@ class WarmPool:
             return cold()
         self._log_run(how, request, sandbox)
         reusable = False
+        result = None
         self._running[request.run_id] = sandbox
         try:
             result, reusable = sandbox.execute(request, on_event)
@@ -304,8 +309,13 @@ class WarmPool:
                     self._bound[key] = sandbox
                     sandbox = None
             if sandbox is not None:
-                sandbox.close()
+                self._closing(sandbox)  # off the run's path: removing a container takes a while
             self._refill()
+        if result is None:
+            logger.warning(
+                "warm pool %s: a sandbox died before run %s started; running it cold", self.name, request.run_id
+            )
+            return cold()
         return result
 
     def _take(self, key: tuple, shape: tuple) -> tuple[WarmSandbox | None, str]:

@@ -230,3 +230,14 @@ def test_it_ends_a_warm_sandbox_whose_worker_went_away_mid_run(warm_backend):
             time.sleep(0.2)
     finally:
         sandbox.close()
+
+
+@pytest.mark.services
+def test_it_runs_cold_when_a_spare_died_before_the_program_started(warm_backend):
+    ready(warm_backend)
+    pool = warm_backend.warm.current()
+    for sandbox in pool.sandboxes():
+        sandbox._kill()  # the spares die (an engine restart, the OOM killer) while they wait
+    run = run_as(warm_backend, "learner-d", "print('fine')")
+    assert (run.status, run.text()) == ("succeeded", "fine\n"), (run.reason, run.outputs)
+    assert run.result.details["warm"] is False
