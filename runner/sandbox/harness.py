@@ -264,6 +264,14 @@ def main() -> int:
     return run_request(request)
 
 
+def leave_if_forked(run_pid: int, code: int) -> None:
+    """A process the program forked (os.fork) that reaches the end of the program leaves at once:
+    only the run's own process reports errors, figures and the check. (A fork bomb's thousands of
+    copies would otherwise each format a traceback on the run's one CPU.)"""
+    if os.getpid() != run_pid:
+        os._exit(code)
+
+
 def run_request(request: dict) -> int:
     limits = request.get("limits") or {}
     code = request["code"]
@@ -299,18 +307,22 @@ def run_request(request: dict) -> int:
     ns: dict = {"__name__": "__main__", "__builtins__": __builtins__, "__file__": FILENAME}
     exit_code = 0
     raised = False
+    run_pid = os.getpid()
     channel.send({"type": "ready"})
     try:
         exec(compile(code, FILENAME, "exec"), ns)  # noqa: S102 - running code is the point
     except SystemExit as e:
+        leave_if_forked(run_pid, e.code if isinstance(e.code, int) else 1)
         exit_code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
         if e.code is not None and not isinstance(e.code, int):
             sys.stderr.write(f"{e.code}\n")
     except BaseException as e:
+        leave_if_forked(run_pid, 1)
         raised = True
         exit_code = 1
         drain(pumps)
         channel.send(error_event(e))
+    leave_if_forked(run_pid, exit_code)
     try:
         figures.flush()
     except Exception as e:
