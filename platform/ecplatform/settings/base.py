@@ -165,7 +165,7 @@ RUNNER_SWEEP_INTERVAL_S = env_int("RUNNER_SWEEP_INTERVAL_S", 30)
 # ahead with torch imported (about 170 MiB each), at most RUNNER_WARM_MAX in all (spares and
 # learners' own), a learner's sandbox closed after RUNNER_WARM_IDLE_S without a run, any sandbox
 # after RUNNER_WARM_MAX_AGE_S. With none ready a run starts cold; it never shares a sandbox.
-RUNNER_WARM = env_bool("RUNNER_WARM", True)
+RUNNER_WARM = env_bool("RUNNER_WARM", False)
 RUNNER_WARM_SPARES = env_int("RUNNER_WARM_SPARES", 2)
 RUNNER_WARM_MAX = env_int("RUNNER_WARM_MAX", 6)
 RUNNER_WARM_IDLE_S = env_int("RUNNER_WARM_IDLE_S", 300)
