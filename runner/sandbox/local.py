@@ -44,7 +44,8 @@ HARNESS_DEST = "/opt/harness/harness.py"
 SANDBOX_UID = 65534
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 # System paths a dynamically linked Python needs; missing ones are skipped.
-SYSTEM_RO = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/alternatives")
+# /etc/fonts: fontconfig reads it when matplotlib looks for fonts (no secrets live there).
+SYSTEM_RO = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/alternatives", "/etc/fonts")
 SANDBOX_TMP = "/tmp"  # noqa: S108 - the sandbox's own private tmpfs
 ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
