@@ -13,10 +13,12 @@ from tests.runner.worker import BACKENDS, WorkerProcess, backend_required, servi
 
 
 @pytest.fixture(params=BACKENDS)
-def warm_worker(request, transactional_db, tmp_path):
-    """One worker process (so every run meets the same pool) with one spare."""
+def warm_worker(request, transactional_db, tmp_path, worker_switch):
+    """One worker process (so every run meets the same pool) with one spare. The session's
+    worker is stopped first: it listens on the same queues and would take the runs."""
     services_required()
     backend_required(request.param)
+    worker_switch.close()
     worker = WorkerProcess(
         backend=request.param, log_dir=tmp_path, concurrency=1, RUNNER_WARM="1", RUNNER_WARM_SPARES="1"
     ).start()

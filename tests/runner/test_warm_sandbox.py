@@ -16,6 +16,12 @@ from tests.runner.conftest import BACKENDS, Run, backend_or_skip, host_processes
 SPARES = 2
 
 
+@pytest.fixture(autouse=True)
+def _warm_sandboxes_on(settings):
+    # Warm sandboxes are opt-in (RUNNER_WARM); every test here is about them.
+    settings.RUNNER_WARM = True
+
+
 @pytest.fixture(scope="module", params=BACKENDS)
 def warm_backend(request):
     """A backend of its own with a pool of two spares, closed after the module."""
