@@ -2,34 +2,40 @@
 and the admin lists it."""
 
 import time
+import uuid
 
 import pytest
 from rest_framework.test import APIClient
 
-from runner import services
 from runner.models import Run
+from runner.tasks import run_execute_task
 from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 from tests.runner.worker import BACKENDS, WorkerProcess, backend_required, services_required, wait_for_run
 
 
 @pytest.fixture(params=BACKENDS)
-def warm_worker(request, transactional_db, tmp_path, worker_switch):
-    """One worker process (so every run meets the same pool) with one spare. The session's
-    worker is stopped first: it listens on the same queues and would take the runs."""
+def warm_worker(request, transactional_db, tmp_path):
+    """One worker process (so every run meets the same pool) with one spare, on a queue of its
+    own so no other worker of the test session can take its runs."""
     services_required()
     backend_required(request.param)
-    worker_switch.close()
     worker = WorkerProcess(
-        backend=request.param, log_dir=tmp_path, concurrency=1, RUNNER_WARM="1", RUNNER_WARM_SPARES="1"
+        backend=request.param,
+        log_dir=tmp_path,
+        concurrency=1,
+        queues=f"warm-{uuid.uuid4().hex[:8]}",
+        RUNNER_WARM="1",
+        RUNNER_WARM_SPARES="1",
     ).start()
     yield worker
     worker.stop()
 
 
-def run_and_wait(learner, exercise, code: str) -> Run:
+def run_and_wait(worker, learner, exercise, code: str) -> Run:
     client = APIClient()
     client.force_authenticate(learner)
-    run = services.run_submit(user=learner, exercise=exercise, code=code)
+    run = Run.objects.create(user=learner, exercise=exercise, code=code)
+    run_execute_task.apply_async(args=[str(run.pk)], queue=worker.queues)
     body = wait_for_run(client, run.pk)
     assert body["status"] == "succeeded", body
     return Run.objects.get(pk=run.pk)
@@ -48,12 +54,12 @@ def test_it_records_warm_and_cold_runs_and_logs_the_pool(warm_worker, make_learn
 
     # The worker starts its spare in the background: the first run goes warm if the spare is
     # ready in time, cold otherwise. Either way the row says which.
-    first = run_and_wait(learner, exercise, "print('one')")
+    first = run_and_wait(warm_worker, learner, exercise, "print('one')")
     assert first.stdout == "one\n" and first.warm in (True, False)
     wait_for_log(warm_worker, "spare started in")
 
-    second = run_and_wait(learner, exercise, "import torch\nprint(torch.ones(2).sum().item())")
-    third = run_and_wait(learner, exercise, "print('three')")
+    second = run_and_wait(warm_worker, learner, exercise, "import torch\nprint(torch.ones(2).sum().item())")
+    third = run_and_wait(warm_worker, learner, exercise, "print('three')")
     assert (second.warm, second.stdout) == (True, "2.0\n")
     assert (third.warm, third.stdout) == (True, "three\n")
 
