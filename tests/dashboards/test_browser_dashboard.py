@@ -3,28 +3,14 @@ downloads the CSV. Screenshots go to test-artifacts/ for a person to look at the
 
 import csv
 import io
-import os
-import shutil
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
 
-from tests.services import service_missing
+from tests.browser import chromium
 
-# Playwright's sync API runs an event loop in this thread; Django must be told ORM calls are safe.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 
 pytestmark = pytest.mark.browser
@@ -41,14 +27,8 @@ def dash(transactional_db, make_user, settings) -> SimpleNamespace:
 
 @pytest.fixture
 def browser(live_server):
-    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
-        service_missing(f"Chromium not found at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 def test_it_lets_an_instructor_filter_by_cohort_open_a_learner_and_download_the_csv(dash, browser, live_server):

@@ -4,8 +4,6 @@ vocabulary panel, moves on to Part 4, and the page fits a 390 px wide phone.
 Screenshots of each page go to test-artifacts/ for a person to look at the layout.
 """
 
-import os
-import shutil
 import warnings
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,22 +12,9 @@ import pytest
 from django.conf import settings
 
 from courses.models import Course
+from tests.browser import chromium
 from tests.frontend.conftest import course_build
-from tests.services import service_missing
 
-# Playwright's sync API runs an event loop in this thread, and Django refuses ORM calls (the
-# database teardown included) from a thread with a running loop unless told they are safe here.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"
 DEMO_COURSE = Path(settings.BASE_DIR) / "courses" / "content" / "transformers"
 
@@ -70,14 +55,8 @@ def reading_course(transactional_db) -> SimpleNamespace:
 def browser(live_server):
     # Depends on live_server so the browser, and its kept-alive connections to the server, close
     # before the server and its database connections go away.
-    if not Path(CHROMIUM).exists() or shutil.which(CHROMIUM) is None:
-        service_missing(f"Chromium not found at {CHROMIUM}")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as browser:
         yield browser
-        browser.close()
 
 
 def test_it_lets_a_new_learner_read_part_2_use_the_vocabulary_and_reach_part_4(reading_course, browser, live_server):

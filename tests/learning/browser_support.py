@@ -1,27 +1,15 @@
 """Shared pieces of the quiz, progress and accessibility browser tests: Debian's Chromium through
 Playwright (never a downloaded browser), the demo course, sign-up and axe-core."""
 
-import os
 import shutil
 from pathlib import Path
 
 from django.conf import settings
 
 from courses.models import Course
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.services import service_missing
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls in the tests stay sync.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ROOT = Path(settings.BASE_DIR)
 ARTIFACTS = ROOT / "test-artifacts"
 DEMO_COURSE = ROOT / "courses" / "content" / "transformers"

@@ -6,7 +6,6 @@ image, and their code is back after a reload.
 Screenshots go to test-artifacts/ for a person to look at the layout.
 """
 
-import os
 import re
 import shutil
 from pathlib import Path
@@ -15,21 +14,10 @@ import pytest
 from django.conf import settings
 
 from courses.models import ExerciseState
+from tests.browser import CHROMIUM, CHROMIUM_ARGS
 from tests.runner.worker import *  # noqa: F403  (the real worker fixtures)
 from tests.services import service_missing
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls below are still sync.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ROOT = Path(settings.BASE_DIR)
 ARTIFACTS = ROOT / "test-artifacts"
 DEMO_COURSE = ROOT / "courses" / "content" / "transformers"
