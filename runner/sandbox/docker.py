@@ -146,7 +146,7 @@ class DockerBackend:
                 raw.settimeout(None)
                 container.start()
                 # One JSON line; no half-close (the engine would end the whole attach stream).
-                raw.sendall(request_payload(request, address_space=False))
+                raw.sendall(request_payload(request, address_space=False, processes=False))
             except (DockerException, OSError) as e:
                 return RunResult(
                     status="error",
@@ -322,7 +322,9 @@ class DockerWarmSandbox(WarmSandbox):
     socket does (StdinOnce), so a container whose worker died ends, and the engine removes it."""
 
     backend_name = "docker"
-    address_space = False  # the container's memory cgroup is the limit, as for a cold run
+    # The container's memory and pids cgroups are the limits, as for a cold run.
+    address_space = False
+    processes = False
 
     def __init__(self, *, backend: DockerBackend, limits: Limits, gpu: bool):
         super().__init__(shape=(limits, gpu))

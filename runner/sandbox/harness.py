@@ -244,8 +244,10 @@ def run_check(check_code: str, ns: dict) -> dict:
 
 
 def set_limits(limits: dict) -> None:
-    """Limits that must apply inside the sandbox's own user namespace (RLIMIT_NPROC counts per
-    namespace and uid there, so one run's processes never count against another's)."""
+    """The rlimits the worker asks for (runner/sandbox/protocol.py says which backend asks for
+    which): set here, inside the sandbox, because RLIMIT_NPROC counts per user namespace and uid,
+    so in a sandbox with a user namespace of its own one run's processes never count against
+    another's."""
     for key, which in (
         ("pids", resource.RLIMIT_NPROC),
         ("address_space", resource.RLIMIT_AS),

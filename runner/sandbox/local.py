@@ -123,7 +123,7 @@ class LocalBackend:
         stderr_thread = threading.Thread(target=_read_capped, args=(proc.stderr, stderr_chunks), daemon=True)
         stderr_thread.start()
         try:
-            payload = request_payload(request, address_space=True)
+            payload = request_payload(request, address_space=True, processes=True)
             threading.Thread(target=_feed_stdin, args=(proc, payload), daemon=True).start()
 
             def kill() -> None:

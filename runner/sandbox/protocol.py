@@ -27,17 +27,24 @@ MAX_MESSAGE = 2000
 STDERR_TAIL = 4000
 
 
-def request_payload(request: RunRequest, *, address_space: bool, cpu_s: int | None = None) -> bytes:
+def request_payload(
+    request: RunRequest, *, address_space: bool, processes: bool, cpu_s: int | None = None
+) -> bytes:
     """What the harness reads on stdin. `address_space`: the harness also caps its address space
     at the memory limit (where no cgroup does it; never with a GPU, whose driver maps far more).
-    `cpu_s`: the harness caps the run's CPU seconds (a warm sandbox's run, whose sandbox outlives it)."""
+    `processes`: the harness also caps processes with RLIMIT_NPROC, which the kernel counts per
+    user namespace and uid: right in a sandbox with a user namespace of its own (bubblewrap), wrong
+    in a container, whose uid is the host's and shared with every other container (there the pids
+    cgroup is the limit). `cpu_s`: the harness caps the run's CPU seconds (a warm sandbox's run,
+    whose sandbox outlives it)."""
     limits = request.limits
     harness_limits = {
         "output_bytes": limits.output_bytes,
         "images": limits.images,
         "image_bytes": limits.image_bytes,
-        "pids": limits.pids,
     }
+    if processes:
+        harness_limits["pids"] = limits.pids
     if address_space:
         harness_limits["address_space"] = limits.memory_bytes
     if cpu_s:

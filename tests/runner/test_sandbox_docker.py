@@ -1,6 +1,7 @@
 """The docker backend's container settings, and what it leaves behind."""
 
 import contextlib
+import threading
 
 import docker
 import pytest
@@ -59,3 +60,42 @@ def test_it_removes_strays_and_its_own_containers(docker_backend, run_code):
     finally:
         with contextlib.suppress(docker.errors.NotFound):
             stray.remove(force=True)
+
+
+HOLD_THREADS = """
+import threading, time
+threads = [threading.Thread(target=time.sleep, args=({seconds},)) for _ in range(40)]
+for t in threads:
+    t.start()
+print("holding 40 threads", flush=True)
+for t in threads:
+    t.join()
+"""
+
+
+@pytest.mark.services
+def test_each_container_has_its_whole_process_limit_whatever_other_containers_run(docker_backend, run_code):
+    # Every container runs as the host's uid 65534, so a per-uid limit (RLIMIT_NPROC) would count
+    # the processes of all containers together: two runs of 40 threads each would not both fit
+    # under 64. The limit is each container's pids cgroup.
+    holding = threading.Event()
+    first: list = []
+
+    def on_event(event):
+        if "holding" in event.get("text", ""):
+            holding.set()
+
+    def hold():
+        request = RunRequest(run_id="holds-threads", code=HOLD_THREADS.format(seconds=8), limits=Limits(wall_s=30))
+        first.append(docker_backend.execute(request, on_event))
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert holding.wait(60), "the first run never started its threads"
+        second = run_code(docker_backend, HOLD_THREADS.format(seconds=0.1), wall_s=30)
+    finally:
+        holder.join(60)
+
+    assert (second.status, second.text()) == ("succeeded", "holding 40 threads\n"), second.reason
+    assert first[0].status == "succeeded", first[0].reason
