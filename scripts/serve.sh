@@ -7,7 +7,7 @@ port=${2:-8000}
 cd "$(dirname "$0")/.."
 py=.venv/bin/python
 
-$py -m celery -A ecplatform worker --loglevel INFO --concurrency 2 -Q cpu,gpu --beat \
+$py -m celery -A ecplatform worker --loglevel INFO -Q cpu,gpu --beat \
     --schedule "${VAR_DIR:-var}/celerybeat-schedule" &
 worker=$!
 trap 'kill $worker 2>/dev/null; wait $worker 2>/dev/null' EXIT INT TERM

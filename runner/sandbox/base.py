@@ -10,7 +10,10 @@ with an `owner` may run in that learner's warm sandbox; `details["warm"]` says w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import os
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -78,3 +81,22 @@ def setting(name: str, default: Any) -> Any:
         return getattr(settings, name, default)
     except Exception:  # ImproperlyConfigured, or Django missing
         return default
+
+
+_cold_lock = threading.Lock()
+_cold_slots: tuple[int, threading.Semaphore] | None = None
+
+
+@contextlib.contextmanager
+def cold_slot() -> Iterator[None]:
+    """One of RUNNER_COLD_CONCURRENCY places for a cold sandbox in this process, waited for. A
+    worker takes many runs at once (most of them warm, waiting on their sandbox), but cold starts
+    beyond the machine's cores only make every one of them slower."""
+    global _cold_slots
+    size = max(1, int(setting("RUNNER_COLD_CONCURRENCY", os.cpu_count() or 2)))
+    with _cold_lock:
+        if _cold_slots is None or _cold_slots[0] != size:
+            _cold_slots = (size, threading.Semaphore(size))
+        slots = _cold_slots[1]
+    with slots:
+        yield

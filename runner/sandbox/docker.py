@@ -23,7 +23,7 @@ import docker
 from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
-from .base import EventSink, Limits, RunRequest, RunResult, setting
+from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
 from .pool import PoolHolder, WarmSandbox, WarmSettings
 from .protocol import STDERR_TAIL, request_payload, run_result, supervise
 
@@ -130,6 +130,10 @@ class DockerBackend:
         return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
 
     def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        with cold_slot():
+            return self._execute_cold(request, on_event)
+
+    def _execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
         """A fresh container for this one run."""
         limits = request.limits
         try:

@@ -33,7 +33,7 @@ import time
 from itertools import count
 from pathlib import Path
 
-from .base import EventSink, Limits, RunRequest, RunResult, setting
+from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
 from .pool import PoolHolder, WarmSandbox
 from .protocol import STDERR_TAIL, request_payload, run_result, supervise
 
@@ -86,6 +86,10 @@ class LocalBackend:
         return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
 
     def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        with cold_slot():
+            return self._execute_cold(request, on_event)
+
+    def _execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
         """A fresh sandbox for this one run."""
         limits = request.limits
         try:

@@ -27,9 +27,7 @@ MAX_MESSAGE = 2000
 STDERR_TAIL = 4000
 
 
-def request_payload(
-    request: RunRequest, *, address_space: bool, processes: bool, cpu_s: int | None = None
-) -> bytes:
+def request_payload(request: RunRequest, *, address_space: bool, processes: bool, cpu_s: int | None = None) -> bytes:
     """What the harness reads on stdin. `address_space`: the harness also caps its address space
     at the memory limit (where no cgroup does it; never with a GPU, whose driver maps far more).
     `processes`: the harness also caps processes with RLIMIT_NPROC, which the kernel counts per

@@ -96,9 +96,12 @@ def free_port() -> int:
 
 
 class WorkerProcess:
-    """`python -m celery -A ecplatform worker -Q cpu,gpu -P prefork -c 2`, in its own process group."""
+    """`python -m celery -A ecplatform worker -Q cpu,gpu`, in its own process group, with the pool
+    and concurrency the settings give a worker (a thread per run) unless `concurrency` is set."""
 
-    def __init__(self, *, backend: str, log_dir: Path, concurrency: int = 2, queues: str = "cpu,gpu", **env: str):
+    def __init__(
+        self, *, backend: str, log_dir: Path, concurrency: int | None = None, queues: str = "cpu,gpu", **env: str
+    ):
         self.backend = backend
         self.queues = queues
         self.nodename = f"runs-test-{backend}-{os.getpid()}-{time.monotonic_ns() % 100000}@%h"
@@ -121,10 +124,7 @@ class WorkerProcess:
             "worker",
             "-Q",
             self.queues,
-            "-P",
-            "prefork",
-            "-c",
-            str(self.concurrency),
+            *(["-c", str(self.concurrency)] if self.concurrency else []),
             "-n",
             self.nodename,
             "--loglevel",

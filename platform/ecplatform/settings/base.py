@@ -1,6 +1,7 @@
 """Settings shared by every environment. Values that differ per deployment come from the
 environment (see .env.example); dev, test and production modules override only what they must."""
 
+import os
 from pathlib import Path
 
 import dj_database_url
@@ -70,6 +71,16 @@ DATABASES = {
         conn_max_age=env_int("DB_CONN_MAX_AGE", 0),
     )
 }
+# PostgreSQL connections come from a pool in each process (psycopg's, through Django): a new
+# connection costs PostgreSQL a process start, more than a whole warm run's queries. A pool, not
+# persistent connections, because the web app is served over ASGI. DB_POOL_MAX bounds each process.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool("DB_POOL", True):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1,
+        "max_size": env_int("DB_POOL_MAX", 20),
+        "timeout": 10,
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -171,6 +182,10 @@ RUNNER_WARM_MAX = env_int("RUNNER_WARM_MAX", 6)
 RUNNER_WARM_IDLE_S = env_int("RUNNER_WARM_IDLE_S", 300)
 RUNNER_WARM_MAX_AGE_S = env_int("RUNNER_WARM_MAX_AGE_S", 3600)
 
+# Cold sandboxes starting at once in one worker process (each pays a Python start and a torch import,
+# about a CPU-second): more than the machine's cores only makes each slower. Warm runs do not count.
+RUNNER_COLD_CONCURRENCY = env_int("RUNNER_COLD_CONCURRENCY", os.cpu_count() or 2)
+
 # Celery: Redis broker when REDIS_URL is set, otherwise an embedded file-system broker so a
 # laptop runs a worker with nothing else installed.
 if REDIS_URL:
@@ -202,6 +217,12 @@ CELERY_TASK_DEFAULT_QUEUE = "cpu"
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker is one process with a thread per run: a run mostly waits on its sandbox, and one process
+# keeps one warm pool, so a learner's next run finds their sandbox whichever thread takes it.
+# (Celery enforces no task time limits in a thread pool: the sandbox's wall limit ends every run,
+# and the limits below apply where a worker is started with `-P prefork`.)
+CELERY_WORKER_POOL = env_choice("WORKER_POOL", "threads", ("threads", "prefork", "solo"))
+CELERY_WORKER_CONCURRENCY = env_int("WORKER_CONCURRENCY", 8)
 CELERY_TASK_SOFT_TIME_LIMIT = RUNNER_WALL_CAP_S + 30
 CELERY_TASK_TIME_LIMIT = RUNNER_WALL_CAP_S + 60
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
