@@ -12,7 +12,7 @@ import time
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, ValidationError
-from django.http import StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers, status
@@ -20,7 +20,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from courses.selectors import exercise_list_for_user
+from courses.selectors import exercise_get_for_user
 from runner import events, selectors, services
 from runner.models import Run
 
@@ -93,9 +93,11 @@ class RunCreateApi(APIView):
             raise PayloadTooLargeError(f"The request is far over the code limit of {limit} bytes.") from exc
         data = self.InputSerializer(data=payload)
         data.is_valid(raise_exception=True)
-        exercise = exercise_list_for_user(user=request.user).filter(pk=data.validated_data["exercise"]).first()
-        if exercise is None:
-            raise exceptions.ValidationError({"detail": "No such exercise.", "exercise": ["No such exercise."]})
+        try:
+            exercise = exercise_get_for_user(user=request.user, exercise_id=data.validated_data["exercise"])
+        except Http404:
+            detail = "No such exercise."
+            raise exceptions.ValidationError({"detail": detail, "exercise": [detail]}) from None
         try:
             run = services.run_submit(user=request.user, exercise=exercise, code=data.validated_data["code"])
         except ValidationError as exc:
@@ -179,7 +181,12 @@ async def run_event_stream(*, run_id, after: int = -1):
             else:
                 message = await subscription.next_message(timeout=PUBSUB_RECHECK_S)
                 event = (message or {}).get("event") or {}
-                if message and message.get("seq") == sent + 1 and event.get("type") != "status":
+                if message and message.get("seq") == sent + 1 and event.get("type") == "status":
+                    # The status is published after the row is written, with every event before it
+                    # already sent: the stream is complete without reading the row again.
+                    yield _sse(sent + 1, event, name="status")
+                    return
+                if message and message.get("seq") == sent + 1:
                     yield _sse(sent + 1, event)
                     sent += 1
                     last_write = time.monotonic()

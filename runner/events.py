@@ -8,6 +8,7 @@ A message is JSON: {"seq": <index in Run.outputs>, "event": {...}} for an output
 {"seq": <len(outputs)>, "event": {"type": "status", ...}} once the run has ended.
 """
 
+import asyncio
 import json
 import logging
 from functools import cache
@@ -29,25 +30,43 @@ def pubsub_enabled() -> bool:
 
 @cache
 def _client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    return redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, driver_info=None)
 
 
-def run_event_publish(*, run_id, seq: int, event: dict) -> None:
-    """Best effort: a listener that misses a message catches up from the Run row."""
-    if not pubsub_enabled():
+def run_events_publish(*, run_id, events: list[tuple[int, dict]]) -> None:
+    """Publishes (seq, event) pairs in order, in one round trip. Best effort: a listener that
+    misses a message catches up from the Run row."""
+    if not pubsub_enabled() or not events:
         return
     try:
-        _client(settings.REDIS_URL).publish(run_channel(run_id), json.dumps({"seq": seq, "event": event}))
+        pipe = _client(settings.REDIS_URL).pipeline(transaction=False)
+        channel = run_channel(run_id)
+        for seq, event in events:
+            pipe.publish(channel, json.dumps({"seq": seq, "event": event}))
+        pipe.execute()
     except redis.RedisError:
         log.warning("could not publish an event of run %s", run_id, exc_info=True)
+
+
+_async_clients: dict[tuple[str, int], redis.asyncio.Redis] = {}
+
+
+def _async_client(url: str) -> redis.asyncio.Redis:
+    """One client (and connection pool) per event loop. A subscription still has a connection of
+    its own (redis-py closes it when the subscription ends), so it skips the two CLIENT SETINFO
+    round trips redis-py would make on each."""
+    key = (url, id(asyncio.get_running_loop()))
+    client = _async_clients.get(key)
+    if client is None:
+        client = _async_clients[key] = redis.asyncio.Redis.from_url(url, socket_connect_timeout=2, driver_info=None)
+    return client
 
 
 class RunEventSubscription:
     """An async listener on one run's channel; `next_message` returns None on timeout."""
 
     def __init__(self, run_id):
-        self._client = redis.asyncio.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2)
-        self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+        self._pubsub = _async_client(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
         self._channel = run_channel(run_id)
 
     async def open(self) -> "RunEventSubscription":
@@ -66,7 +85,6 @@ class RunEventSubscription:
     async def close(self) -> None:
         try:
             await self._pubsub.unsubscribe(self._channel)
-            await self._pubsub.aclose()
-            await self._client.aclose()
+            await self._pubsub.aclose()  # the connection goes back to the loop's pool
         except redis.RedisError:
             log.debug("closing a run event subscription failed", exc_info=True)

@@ -3,7 +3,7 @@ not exist (404), so run ids leak nothing."""
 
 from datetime import timedelta
 
-from django.db.models import QuerySet
+from django.db.models import Count, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -23,8 +23,13 @@ def run_get_for_user(*, user, run_id) -> Run:
     return run
 
 
-def run_count_active(*, user) -> int:
-    return Run.objects.filter(user=user, status__in=Run.ACTIVE).count()
+def run_counts_for_caps(*, user, since) -> tuple[int, int]:
+    """The learner's runs queued or running, and runs created since `since`: one query."""
+    active, recent = Q(status__in=Run.ACTIVE), Q(created_at__gte=since)
+    counts = Run.objects.filter(active | recent, user=user).aggregate(
+        active=Count("pk", filter=active), recent=Count("pk", filter=recent)
+    )
+    return counts["active"], counts["recent"]
 
 
 def run_created_since(*, user, since) -> QuerySet[Run]:

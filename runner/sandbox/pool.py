@@ -183,7 +183,7 @@ class WarmSandbox:
             limits=limits,
             started=started,
             stderr_tail=bytes(self._diagnostics).decode("utf-8", "replace"),
-            details={"backend": self.backend_name, "warm": True, "sandbox": self.id},
+            details={"backend": self.backend_name, "warm": True, "sandbox": self.id, "run_ms": stream.run_ms},
         )
         return result, reusable
 
@@ -219,6 +219,7 @@ class _RunStream:
         self.tainted = False
         self.exit_code: int | None = None
         self.oom = False
+        self.run_ms: float | None = None
 
     def read(self) -> bytes:
         while not self.ended:
@@ -234,6 +235,8 @@ class _RunStream:
                 code = value.get("exit_code")
                 self.exit_code = code if isinstance(code, int) else None
                 self.oom = value.get("oom") is True
+                run_ms = value.get("run_ms")
+                self.run_ms = float(run_ms) if isinstance(run_ms, int | float) else None
                 self.tainted = value.get("tainted") is not False
                 if self.tainted:
                     continue  # the server exits; eof follows
