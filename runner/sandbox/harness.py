@@ -274,29 +274,37 @@ def leave_if_forked(run_pid: int, code: int) -> None:
         os._exit(code)
 
 
-def run_request(request: dict) -> int:
+class Streams:
+    """A run's standard streams. The protocol goes to a private copy of the original stdout; stdin
+    reads /dev/null; fds 1 and 2 become pipes that carry everything the learner's code (and its
+    children) write, turned into stream events by a pump each. Set up before the request is known
+    (a warm sandbox does it while it waits), so the output cap is set afterwards."""
+
+    def __init__(self):
+        self.channel = Channel(os.dup(1), 0)
+        self.devnull = os.open(os.devnull, os.O_RDWR)
+        os.dup2(self.devnull, 0)
+        self.pumps = []
+        for fd, name in ((1, "stdout"), (2, "stderr")):
+            r, w = os.pipe()
+            os.dup2(w, fd)
+            os.close(w)
+            pump = Pump(r, name, self.channel)
+            pump.start()
+            self.pumps.append(pump)
+        sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), encoding="utf-8", line_buffering=True)
+        sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), encoding="utf-8", line_buffering=True)
+        sys.stdin = io.TextIOWrapper(os.fdopen(0, "rb", closefd=False), encoding="utf-8")
+
+
+def run_request(request: dict, streams: Streams | None = None) -> int:
     limits = request.get("limits") or {}
     code = request["code"]
     check_code = request.get("check") or ""
 
-    # The protocol goes to a private copy of the original stdout; fds 1 and 2 become pipes that
-    # carry everything the learner's code (and its children) write.
-    proto_fd = os.dup(1)
-    channel = Channel(proto_fd, int(limits.get("output_bytes", 1024**2)))
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    pumps = []
-    for fd, name in ((1, "stdout"), (2, "stderr")):
-        r, w = os.pipe()
-        os.dup2(w, fd)
-        os.close(w)
-        pump = Pump(r, name, channel)
-        pump.start()
-        pumps.append(pump)
-    sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), encoding="utf-8", line_buffering=True)
-    sys.stderr = io.TextIOWrapper(os.fdopen(2, "wb", closefd=False), encoding="utf-8", line_buffering=True)
-    sys.stdin = io.TextIOWrapper(os.fdopen(0, "rb", closefd=False), encoding="utf-8")
-
+    streams = streams or Streams()
+    channel, pumps, devnull = streams.channel, streams.pumps, streams.devnull
+    channel.left = int(limits.get("output_bytes", 1024**2))
     set_limits(limits)
     os.environ["MPLBACKEND"] = "Agg"
     figures = Figures(channel, limits, pumps)
@@ -352,19 +360,23 @@ def run_request(request: dict) -> int:
 #
 # The server runs as PID 1 of the sandbox's PID namespace (so nothing in the sandbox can kill or
 # stop it: the kernel drops SIGKILL and SIGSTOP sent to a namespace's init from inside), is not
-# dumpable (so a run cannot ptrace it or open its /proc files, memory or fds), and for each request
-# line on stdin forks a child that runs the request as `run_request` does in a cold sandbox. After
-# the child exits it kills every other process in the sandbox, removes every file the run left in
-# the writable folders, removes SysV IPC objects, and checks that what it cannot restore (device
-# nodes, folder modes) is untouched; if not, it says "tainted" and exits, and the worker starts
-# over cold. Its stderr is the control channel, which no run can write to (fd 2 is a pipe in the
-# child before learner code starts):
+# dumpable (so a run cannot ptrace it or open its /proc files, memory or fds), and keeps one child
+# forked ahead, back to a cold sandbox's state with its streams set up, which runs the next request
+# line from stdin as `run_request` does in a cold sandbox. When that process reports its exit code
+# (or exits) the server kills every other process in the sandbox and waits until each is in exit,
+# where it runs nothing of its own; removes every file the run left in the writable folders and
+# SysV IPC objects; and checks that what it cannot restore (device nodes, folder modes) is
+# untouched; if not, it says "tainted" and exits, and the worker starts over cold. Once the run's
+# end is written it waits until the run's processes are gone before it forks the next child. Its
+# stderr is the control channel, which no run can write to (fd 2 is a pipe in the child before
+# learner code starts):
 #     {"type": "idle"}                         ready for the first request
-#     {"type": "exited", "exit_code", "oom", "tainted"}   the run is over and cleaned up
+#     {"type": "exited", "exit_code", "oom", "tainted", "run_ms"}   the run is over and cleaned up
+#                                              (run_ms: from the request to the run's end)
 #     {"type": "refused", "message"}           cannot serve; the server exits
-# After "exited" the worker sends a fresh random nonce on stdin (no process of the run is alive to
-# see it) and the server writes {"type": "end", "nonce"} on stdout: the run's last stdout line. A
-# run cannot forge it, so output of one run never reaches the next.
+# After "exited" the worker sends a fresh random nonce on stdin (no process of the run can run code
+# to see it) and the server writes {"type": "end", "nonce"} on stdout: the run's last stdout line.
+# A run cannot forge it, so output of one run never reaches the next.
 
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue", "/dev")  # noqa: S108 - the sandbox's own mounts
 PRELOAD = ("torch", "numpy", "matplotlib", "matplotlib.pyplot")
@@ -511,35 +523,102 @@ def warm_up() -> None:
     repr(torch.softmax(torch.ones(4) @ torch.ones(4, 4), dim=0))
 
 
-def fork_child() -> tuple[int, int]:
+# In a run's process forked ahead: the pipe its request comes on, and the pipe it reports its exit
+# code on when the run is over (a process with torch loaded takes milliseconds to exit; the server
+# need not wait for that before it ends the run).
+REQUEST_FD = 3
+STATUS_FD = 4
+PF_EXITING = 0x4  # /proc/<pid>/stat flags: the task is in exit and runs no code of its own
+
+
+class Child:
+    """The next run's process, forked ahead, and the server's ends of its pipes."""
+
+    def __init__(self, pid: int, request_w: int, status_r: int):
+        self.pid = pid
+        self.request_w = request_w
+        self.status_r = status_r
+
+    def send(self, line: bytes) -> None:
+        with contextlib.suppress(OSError):  # a child that is gone shows as exited
+            request = memoryview(line + b"\n")
+            while request:
+                request = request[os.write(self.request_w, request) :]
+        os.close(self.request_w)
+
+    def wait(self) -> tuple[str, int | None]:
+        """Until the run is over: ("reported", exit code) when its process says it is done,
+        ("exited", None) when it ended without saying so, ("worker gone", None) when stdin closes
+        first (nobody enforces the run's limits any more)."""
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):
+            pidfd = None  # an older kernel: the status pipe's end of file stands in for it
+        watch = [self.status_r, 0] + ([pidfd] if pidfd is not None else [])
+        pending = b""
+        try:
+            while True:
+                readable = select.select(watch, [], [])[0]
+                if self.status_r in readable:
+                    data = os.read(self.status_r, CHUNK)
+                    # The run's code can write here too: anything but an exit code line is
+                    # ignored (one that writes an exit code ends its own run early, no more).
+                    *lines, pending = (pending + data).split(b"\n")
+                    pending = pending[-16:]
+                    for line in lines:
+                        if line.isdigit() and int(line) <= 255:
+                            return "reported", int(line)
+                    if not data:
+                        watch.remove(self.status_r)
+                        if pidfd is None:
+                            return "exited", None
+                if pidfd is not None and pidfd in readable:
+                    return "exited", None
+                if 0 in readable:
+                    return "worker gone", None
+        finally:
+            os.close(self.status_r)
+            if pidfd is not None:
+                os.close(pidfd)
+
+
+def fork_child() -> Child:
     """Forks the next run's process before its request comes, so a run does not wait for the fork
-    (a copy of a process with torch loaded takes milliseconds). Returns its pid and the pipe the
-    server writes the request to."""
+    (a copy of a process with torch loaded takes milliseconds) nor for its streams to be set up."""
     request_r, request_w = os.pipe()
+    status_r, status_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        try:
-            # The request comes on stdin; the worker's channel is not the run's to read.
-            os.dup2(request_r, 0)
-            code = child()
-        except BaseException:
-            code = 70
+        code = 70
+        with contextlib.suppress(BaseException):
+            # Out of the way of the moves below first, then into place.
+            request_r, status_w = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (request_r, status_w))
+            os.dup2(request_r, REQUEST_FD, inheritable=False)
+            os.dup2(status_w, STATUS_FD, inheritable=False)
+            code = child() & 0xFF
+            os.write(STATUS_FD, f"{code}\n".encode())
         os._exit(code)
     os.close(request_r)
-    return pid, request_w
+    os.close(status_w)
+    return Child(pid, request_w, status_r)
 
 
 def child() -> int:
-    """The process of one run, forked ahead: back to a cold sandbox's state, then it waits for the
-    request and runs it."""
+    """The process of one run, forked ahead: back to a cold sandbox's state, its streams set up,
+    then it waits for the request and runs it."""
     for sig, handler in STARTING_HANDLERS.items():
         with contextlib.suppress(OSError, ValueError, TypeError):
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-    os.closerange(3, 1 << 16)
+    os.closerange(STATUS_FD + 1, 1 << 16)
     set_dumpable(1)
+    streams = Streams()
+    # While it waits: the pages a typical run touches are copied now (a fork shares them until
+    # written, and merely using an object writes its reference count), not while the run runs.
+    warm_up()
     chunks = []
-    while chunk := os.read(0, CHUNK):
+    while chunk := os.read(REQUEST_FD, CHUNK):
         chunks.append(chunk)
+    os.close(REQUEST_FD)
     if not chunks:
         return 0  # the sandbox is closing
     request = json.loads(b"".join(chunks).decode("utf-8"))
@@ -551,25 +630,37 @@ def child() -> int:
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         numpy.random.seed()
-    return run_request(request)
+    return run_request(request, streams)
 
 
-def worker_left_during(pid: int) -> bool:
-    """Waits for the run's process to exit; True when stdin closes first (the worker is gone, and
-    nobody enforces the run's limits any more)."""
+def stop_run() -> None:
+    """Kills every process in the sandbox but this one (init) and waits until each of their tasks
+    is gone or in exit, where it runs nothing of its own: from then on nothing of the run can write
+    a byte, though the processes may still be releasing their memory (kill_all waits for that)."""
+    me = str(os.getpid())
+    for _ in range(2000):
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(-1, signal.SIGKILL)
+        if all(task_dying(pid) for pid in os.listdir("/proc") if pid.isdigit() and pid != me):
+            return
+        time.sleep(0.0005)
+    raise RuntimeError("processes of the run would not stop")
+
+
+def task_dying(pid: str) -> bool:
     try:
-        pidfd = os.pidfd_open(pid)
-    except (AttributeError, OSError):
-        return False  # an older kernel: the run ends at its CPU limit, the sweeper removes the rest
-    try:
-        while True:
-            readable = select.select([pidfd, 0], [], [])[0]
-            if pidfd in readable:
-                return False
-            if 0 in readable:
-                return True
-    finally:
-        os.close(pidfd)
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return True  # gone
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone
+        if fields[0] not in ("Z", "X") and not int(fields[6]) & PF_EXITING:
+            return False
+    return True
 
 
 def serve() -> int:
@@ -597,10 +688,11 @@ def serve() -> int:
     shot = snapshot()
     announced = False
     while True:
+        kill_all()  # the last run's processes are gone and their memory released
         if cuda_initialised() or len(os.listdir("/proc/self/task")) != 1:
             control({"type": "refused", "message": "the server is not in a state to fork"})
             return 2
-        pid, request_w = fork_child()
+        child = fork_child()
         if not announced:
             control({"type": "idle"})
             announced = True
@@ -608,26 +700,24 @@ def serve() -> int:
         if not line:
             return 0  # the worker handed the sandbox back
         ooms = oom_kills()
-        with contextlib.suppress(OSError):  # a child that is gone shows below as exited
-            request = memoryview(line + b"\n")
-            while request:
-                request = request[os.write(request_w, request) :]
-        os.close(request_w)
-        if worker_left_during(pid):
+        run_started = time.monotonic()
+        child.send(line)
+        how, exit_code = child.wait()
+        if how == "worker gone":
             kill_all()
             return 0
-        while True:
-            reaped, status = os.waitpid(-1, 0)
-            if reaped == pid:
-                break
-        kill_all()
+        run_ms = (time.monotonic() - run_started) * 1000
+        if how == "exited":
+            exit_code = os.waitstatus_to_exitcode(os.waitpid(child.pid, 0)[1])
+        stop_run()
         clean = wipe(shot)
         control(
             {
                 "type": "exited",
-                "exit_code": os.waitstatus_to_exitcode(status),
+                "exit_code": exit_code,
                 "oom": oom_kills() > ooms,
                 "tainted": not clean,
+                "run_ms": round(run_ms, 1),
             }
         )
         if not clean:

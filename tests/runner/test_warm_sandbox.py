@@ -195,6 +195,31 @@ def test_it_ignores_a_forged_end_line(warm_backend):
     assert after.text() == "next\n", after.outputs
 
 
+REPORTS_ITSELF_DONE = f"""
+import os, subprocess, sys, time
+# A background process that keeps printing, then the run's exit code written to the server's
+# status pipe (fd 4) while the program goes on: the run ends there, and all of it is stopped.
+subprocess.Popen([sys.executable, '-c', 'import time\\nwhile True:\\n    print("late", flush=True)\\n    time.sleep(0.01)', '{MARKER}s'])
+print('reporting', flush=True)
+os.write(4, b'0\\n')
+time.sleep(5)
+print('never printed')
+"""
+
+
+@pytest.mark.services
+def test_a_run_that_says_it_is_done_early_ends_only_itself(warm_backend):
+    ready(warm_backend)
+    run = run_as(warm_backend, "learner-s", REPORTS_ITSELF_DONE)
+    assert run.result.details["warm"] is True
+    # What was still on its way out when the program said it was done may be cut: its own doing.
+    assert run.status == "succeeded" and "never printed" not in run.text(), run.outputs
+    assert host_processes_with(f"{MARKER}s") == []
+    after = run_as(warm_backend, "learner-s", "import time\ntime.sleep(0.2)\nprint('next')")
+    assert after.result.details.get("sandbox") == run.result.details["sandbox"]
+    assert (after.status, after.text()) == ("succeeded", "next\n"), after.outputs
+
+
 @pytest.mark.services
 def test_it_ends_a_warm_run_at_its_own_wall_limit(warm_backend):
     ready(warm_backend)
