@@ -31,6 +31,7 @@ import argparse
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import socket
@@ -66,7 +67,7 @@ def main() -> int:
         print("bench/run_latency.py needs DATABASE_URL (PostgreSQL) and REDIS_URL", file=sys.stderr)
         return 2
     backends = args.backends.split(",") if args.backends else available_backends()
-    modes = ("cold", "warm") if args.warm else ("",)
+    modes = tuple(args.modes.split(",")) if args.warm else ("",)
     if args.warm:
         args.runs = args.runs or 50
         args.learners = 20 if args.learners is None else args.learners
@@ -90,7 +91,9 @@ def main() -> int:
                     bench.sequential(backend=backend, runs=min(2, args.runs), learner=0)  # warm-up
                     if mode == "warm":
                         bench.warm_up(learners=[0])
+                    wait_until_quiet()
                     mark = bench.mark()
+                    progress(f"{label}: {args.runs} sequential runs")
                     latencies, lost = bench.sequential(backend=backend, runs=args.runs, learner=0)
                     rows.append(row(f"API, {label}, sequential", latencies, lost=lost))
                     breakdowns.append((rows[-1]["name"], bench.breakdown(since=mark, latencies=latencies)))
@@ -99,7 +102,9 @@ def main() -> int:
                     if args.learners and args.per_learner:
                         if mode == "warm":
                             bench.warm_up(learners=list(range(1, args.learners + 1)))
+                        wait_until_quiet()
                         mark = bench.mark()
+                        progress(f"{label}: {args.learners} learners x {args.per_learner}")
                         started = time.monotonic()
                         latencies, lost = bench.concurrent(learners=args.learners, per_learner=args.per_learner)
                         wall = time.monotonic() - started
@@ -135,6 +140,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--learners", type=int, default=None, help="concurrent learners (10; --warm 20; 0 skips)")
     parser.add_argument("--per-learner", type=int, default=None, help="runs per concurrent learner (5; --warm 10)")
     parser.add_argument("--warm", action="store_true", help="each backend cold and warm, side by side")
+    parser.add_argument("--modes", default="cold,warm", help="with --warm: which of cold,warm to measure")
     parser.add_argument("--database", default="ec_bench", help="database to (re)create for the benchmark")
     parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
     return parser.parse_args()
@@ -166,6 +172,15 @@ class Bench:
         self.exercise_id = 0
         self.run_ids: list[str] = []
         self.code = FALLBACK_CODE
+        self.worker_log: Path | None = None
+        # Each client thread keeps its connection open, as a browser does.
+        self._local = threading.local()
+
+    def _session(self) -> requests.Session:
+        session = getattr(self._local, "session", None)
+        if session is None:
+            session = self._local.session = requests.Session()
+        return session
 
     # set-up
     def prepare(self, *, learners: int) -> None:
@@ -238,8 +253,9 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
 
         def __enter__(self):
             name = f"worker-{self.backend}{'-' + self.mode if self.mode else ''}"
-            log = self.bench.logs / f"{name}.log"
-            argv = [PY, "-m", "celery", "-A", "ecplatform", "worker", "-Q", "cpu,gpu", "-P", "prefork", "-c", "2"]
+            log = self.bench.worker_log = self.bench.logs / f"{name}.log"
+            # The worker as deployed: the pool and concurrency come from the settings.
+            argv = [PY, "-m", "celery", "-A", "ecplatform", "worker", "-Q", "cpu,gpu"]
             argv += ["-n", f"bench-{self.backend}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
             self.proc = self.bench._start(name, argv, **self.env)
             wait_for(lambda: " ready." in log.read_text(errors="replace"), f"the {self.backend} worker", proc=self.proc)
@@ -253,12 +269,12 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
 
     def warm_up(self, *, learners: list[int], rounds: int = 12) -> None:
         """Untimed rounds (each learner one run, all at once) until nine runs in ten of a round
-        ran warm: every learner is then active, with a sandbox in each worker process."""
+        ran warm: every learner is then active, with a sandbox of their own."""
         import psycopg
 
         for _ in range(rounds):
             self.run_ids = []
-            threads = [threading.Thread(target=self.one_run, kwargs={"learner": i}) for i in learners for _ in (0, 1)]
+            threads = [threading.Thread(target=self.one_run, kwargs={"learner": i}) for i in learners]
             for thread in threads:
                 thread.start()
             for thread in threads:
@@ -282,31 +298,39 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
 
         with psycopg.connect(self.database_url) as conn:
             rows = conn.execute(
-                "SELECT extract(epoch FROM started_at - created_at) * 1000, duration_ms,"
-                " extract(epoch FROM finished_at - started_at) * 1000 - duration_ms,"
-                " extract(epoch FROM finished_at - created_at) * 1000, warm"
+                "SELECT extract(epoch FROM started_at - created_at) * 1000,"
+                " extract(epoch FROM finished_at - created_at) * 1000, warm, id::text"
                 " FROM runner_run WHERE created_at >= %s AND finished_at IS NOT NULL",
                 [since],
             ).fetchall()
         if not rows:
             return {}
         median = statistics.median
-        server = median(float(r[3]) for r in rows)
+        server = median(float(r[1]) for r in rows)
+        timings = worker_timings(self.worker_log, {r[3] for r in rows})
+
+        def part(key: str) -> float:
+            values = [t[key] for t in timings if t[key] is not None]
+            return median(values) if values else float("nan")
+
         return {
             "queue": median(float(r[0]) for r in rows),
-            "sandbox": median(float(r[1]) for r in rows),
-            "worker": median(float(r[2]) for r in rows),
-            "web+events": max(0.0, median(latencies) * 1000 - server),
-            "warm": sum(1 for r in rows if r[4]) / len(rows),
+            "claim": part("claim"),
+            "sandbox": part("sandbox"),
+            "program": part("program"),
+            "finish": part("finish"),
+            "response": max(0.0, median(latencies) * 1000 - server),
+            "warm": sum(1 for r in rows if r[2]) / len(rows),
         }
 
     # measurements
     def one_run(self, *, learner: int) -> tuple[float, str]:
         """Seconds from POST to the status event, and the status."""
         headers = {"Authorization": f"Token {self.tokens[learner]}"}
+        http = self._session()
         started = time.perf_counter()
         while True:
-            response = requests.post(
+            response = http.post(
                 f"{self.web_url}/api/runs/",
                 json={"exercise": self.exercise_id, "code": self.code},
                 headers=headers,
@@ -319,7 +343,7 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
         run_id = response.json()["id"]
         self.run_ids.append(run_id)
         status = "lost"
-        with requests.get(
+        with http.get(
             f"{self.web_url}/api/runs/{run_id}/events/",
             headers={**headers, "Accept": "text/event-stream"},
             stream=True,
@@ -400,6 +424,25 @@ def docker_image_available() -> bool:
     return out.returncode == 0
 
 
+WORKER_TIMING = re.compile(
+    r"run (?P<id>[0-9a-f-]{36}) \w+, \w+: claim (?P<claim>[\d.]+) ms, sandbox (?P<sandbox>[\d.]+) ms "
+    r"\(program (?P<program>[\d.]+|-) ms\), finish (?P<finish>[\d.]+) ms"
+)
+
+
+def worker_timings(log: Path | None, run_ids: set[str]) -> list[dict]:
+    """The worker's own timings of these runs (runner.services.run_execute logs one line a run)."""
+    if log is None or not log.exists():
+        return []
+    found = []
+    for match in WORKER_TIMING.finditer(log.read_text(errors="replace")):
+        if match["id"] in run_ids:
+            found.append(
+                {k: None if match[k] == "-" else float(match[k]) for k in ("claim", "sandbox", "program", "finish")}
+            )
+    return found
+
+
 def baseline(argv: list[str], code: str, runs: int) -> list[float]:
     latencies = []
     for _ in range(runs):
@@ -454,23 +497,32 @@ def idle_warm_memory_mib(backend: str) -> float | None:
     time.sleep(1)
     values: list[float] = []
     if backend == "local":
-        for pid in os.listdir("/proc"):
+        # A sandbox's processes (its server, and the child forked ahead for the next run) are
+        # summed under the bubblewrap process that holds them.
+        parents, commands = {}, {}
+        for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
-                cmd = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-                if (
-                    b"--serve" not in cmd
-                    or not any(c.endswith(b"harness.py") for c in cmd)
-                    or cmd[0].endswith(b"bwrap")
-                ):
-                    continue
+                parents[pid] = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1]
+                commands[pid] = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except (OSError, IndexError):
+                continue
+        per_sandbox: dict[str, float] = {}
+        for pid, cmd in commands.items():
+            if b"--serve" not in cmd or not any(c.endswith(b"harness.py") for c in cmd) or cmd[0].endswith(b"bwrap"):
+                continue
+            holder = parents.get(pid, "")
+            while holder and not commands.get(holder, [b""])[0].endswith(b"bwrap"):
+                holder = parents.get(holder, "")
+            try:
                 pss = next(
                     line
                     for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()
                     if line.startswith("Pss:")
                 )
-                values.append(int(pss.split()[1]) / 1024)
             except (OSError, StopIteration):
                 continue
+            per_sandbox[holder] = per_sandbox.get(holder, 0.0) + int(pss.split()[1]) / 1024
+        values = list(per_sandbox.values())
     else:
         import docker
 
@@ -496,17 +548,47 @@ def print_warm(rows: list[dict], breakdowns: list[tuple[str, dict]], memory: lis
                 f"  {r['name'].replace(', warm', ''):<46} cold {cold['p50'] * 1000:6.0f} / {cold['p95'] * 1000:6.0f}"
                 f"   warm {r['p50'] * 1000:6.0f} / {r['p95'] * 1000:6.0f}   warm p50 = {share:.1f}% of cold"
             )
-    print("\nwhere the time went (medians, ms; sandbox = the backend's duration, worker = claim, records,")
-    print("publish; web+events = POST, SSE and the client, i.e. latency p50 minus created->finished):")
+    print("\nwhere the time went (medians, ms): queue = POST's commit to the worker's claim; claim = the")
+    print("worker's claim and read; sandbox = the backend, of which program = the run's own process")
+    print("(request to exit, warm only); finish = last write and publish; response = POST, event stream")
+    print("and client, i.e. latency p50 minus created->finished:")
     for name, parts in breakdowns:
         if parts:
             print(
-                f"  {name:<46} queue {parts['queue']:6.0f}  sandbox {parts['sandbox']:6.0f}  "
-                f"worker {parts['worker']:6.0f}  web+events {parts['web+events']:6.0f}  "
-                f"warm {parts['warm'] * 100:3.0f}%"
+                f"  {name:<46} queue {parts['queue']:6.0f}  claim {parts['claim']:5.1f}  "
+                f"sandbox {parts['sandbox']:6.1f} (program {parts['program']:5.1f})  finish {parts['finish']:5.1f}  "
+                f"response {parts['response']:5.0f}  warm {parts['warm'] * 100:3.0f}%"
             )
     for backend, mib in memory:
         print(f"idle warm sandbox, {backend}: {mib:.0f} MiB" if mib else f"idle warm sandbox, {backend}: not measured")
+
+
+def cpu_idle_share(seconds: float = 1.0) -> float:
+    """The machine's idle share of CPU time over the next `seconds` (/proc/stat)."""
+
+    def sample() -> tuple[int, int]:
+        values = [int(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+        return values[3] + values[4], sum(values)  # idle + iowait, all
+
+    idle0, total0 = sample()
+    time.sleep(seconds)
+    idle1, total1 = sample()
+    return (idle1 - idle0) / max(1, total1 - total0)
+
+
+def wait_until_quiet(idle: float = 0.85, timeout_s: float = 120) -> None:
+    """Waits until the machine is mostly idle, so a timed part does not share the CPUs with
+    what came before it (a warm pool starting spares takes a core for seconds)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        share = cpu_idle_share()
+        if share >= idle:
+            return
+    progress(f"the machine stayed busy (idle {share:.0%}); measuring anyway")
+
+
+def progress(what: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {what}", flush=True)
 
 
 def free_port() -> int:
