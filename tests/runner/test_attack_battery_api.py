@@ -1,6 +1,10 @@
 """The attack battery (tests/runner/attacks.py) submitted through the API as a learner, run by a
 real worker on each sandbox backend, answered by the ASGI web app. Each run must end contained,
-with a clear status and reason, and the web app and the worker must stay healthy throughout."""
+with a clear status and reason, and the web app and the worker must stay healthy throughout.
+
+The worker runs as deployed, with warm sandboxes on, and each attack runs in the attacker's own warm
+sandbox (the test waits until the attacker has one). The same battery runs in cold sandboxes straight
+against each backend in test_sandbox_attacks.py."""
 
 import math
 import subprocess
@@ -52,6 +56,17 @@ class Learner:
         return self.wait(response.json()["id"])
 
 
+def warm_up(learner: Learner, exercise) -> None:
+    """Runs as the learner until a run goes warm: the learner then has a warm sandbox of their
+    own, which their next run takes."""
+    for _ in range(25):
+        body = learner.run(exercise, "print('warming up')")
+        if Run.objects.get(pk=body["id"]).warm:
+            return
+        time.sleep(2)  # a spare is starting
+    raise AssertionError("no warm sandbox became ready for the learner")
+
+
 @pytest.fixture
 def learner_over_http(web_server, make_learner):
     return lambda: Learner(web_server, make_learner())
@@ -70,8 +85,10 @@ def test_it_contains_the_attack_submitted_through_the_api(any_backend_worker, le
         assert first["status"] == "succeeded", first
 
     learner = learner_over_http()
+    warm_up(learner, exercise)
     body = learner.run(exercise, attack.code)
 
+    assert Run.objects.get(pk=body["id"]).warm is True, "the attack ran cold"
     attack.expect(body["status"], body["reason"], body["outputs"], body["exit_code"])
     assert body["finished_at"] and body["duration_ms"] is not None
     if attack.marker:

@@ -18,7 +18,7 @@ SPARES = 2
 
 @pytest.fixture(autouse=True)
 def _warm_sandboxes_on(settings):
-    # Warm sandboxes are opt-in (RUNNER_WARM); every test here is about them.
+    # Every test here is about warm sandboxes, whatever the environment says (RUNNER_WARM).
     settings.RUNNER_WARM = True
 
 

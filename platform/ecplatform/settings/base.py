@@ -173,10 +173,11 @@ RUNNER_STALE_AFTER_S = env_int("RUNNER_STALE_AFTER_S", 30)
 RUNNER_QUEUED_MAX_S = env_int("RUNNER_QUEUED_MAX_S", 900)
 RUNNER_SWEEP_INTERVAL_S = env_int("RUNNER_SWEEP_INTERVAL_S", 30)
 # Warm sandboxes (runner/sandbox/pool.py), per worker process and backend: RUNNER_WARM_SPARES started
-# ahead with torch imported (about 170 MiB each), at most RUNNER_WARM_MAX in all (spares and
+# ahead with torch imported (about 175 MiB each), at most RUNNER_WARM_MAX in all (spares and
 # learners' own), a learner's sandbox closed after RUNNER_WARM_IDLE_S without a run, any sandbox
-# after RUNNER_WARM_MAX_AGE_S. With none ready a run starts cold; it never shares a sandbox.
-RUNNER_WARM = env_bool("RUNNER_WARM", False)
+# after RUNNER_WARM_MAX_AGE_S. With none ready a run starts cold; it never shares a sandbox. The
+# defaults fit a 2-core machine: starting a sandbox takes a core for about 3 seconds.
+RUNNER_WARM = env_bool("RUNNER_WARM", True)
 RUNNER_WARM_SPARES = env_int("RUNNER_WARM_SPARES", 2)
 RUNNER_WARM_MAX = env_int("RUNNER_WARM_MAX", 6)
 RUNNER_WARM_IDLE_S = env_int("RUNNER_WARM_IDLE_S", 300)
