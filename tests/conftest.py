@@ -4,6 +4,10 @@ from django.core.cache import cache
 from accounts.models import User
 from accounts.services import user_create
 
+# The worker and web server fixtures, imported once here: a session fixture imported into each test
+# module would be a separate fixture per module, each starting a worker and a web server of its own.
+from tests.runner.worker import *  # noqa: F403
+
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():

@@ -15,7 +15,6 @@ from django.conf import settings
 
 from courses.models import ExerciseState
 from tests.browser import CHROMIUM, CHROMIUM_ARGS
-from tests.runner.worker import *  # noqa: F403  (the real worker fixtures)
 from tests.services import service_missing
 
 ROOT = Path(settings.BASE_DIR)

@@ -9,7 +9,6 @@ from rest_framework.test import APIClient
 from accounts.services import user_create
 from courses.models import Chapter, Course, Exercise
 from runner.models import Run
-from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 from tests.runner.worker import wait_for_run
 
 RUN_DETAIL_FIELDS = {

@@ -10,7 +10,6 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from runner.models import Run
-from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 
 pytestmark = pytest.mark.services
 

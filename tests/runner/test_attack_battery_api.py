@@ -20,7 +20,6 @@ from rest_framework.authtoken.models import Token
 from accounts.models import User
 from runner.models import Run
 from tests.runner.attacks import ATTACKS, MARKER
-from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 
 pytestmark = pytest.mark.services
 

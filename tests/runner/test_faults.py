@@ -15,7 +15,6 @@ from runner import services
 from runner.models import Run
 from runner.tasks import run_execute_task
 from tests.runner.attacks import ATTACKS_BY_NAME
-from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 from tests.runner.worker import (
     BACKENDS,
     WebProcess,

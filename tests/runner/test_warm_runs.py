@@ -9,7 +9,6 @@ from rest_framework.test import APIClient
 
 from runner.models import Run
 from runner.tasks import run_execute_task
-from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 from tests.runner.worker import BACKENDS, WorkerProcess, backend_required, services_required, wait_for_run
 
 

@@ -11,7 +11,6 @@ from runner import services
 from runner.models import Run
 from runner.sandbox import backend_get
 from runner.tasks import run_execute_task
-from tests.runner.worker import *  # noqa: F403 (the worker fixtures)
 from tests.runner.worker import wait_for_run
 
 

@@ -4,7 +4,8 @@ pytest-django creates the test database once per session; a test that needs a wo
 rows must commit them, so such tests use `transactional_db`. The processes get the test
 database's URL, the test settings and REDIS_URL through their environment.
 
-A test module makes the fixtures visible with `from tests.runner.worker import *  # noqa: F403`.
+tests/conftest.py imports the fixtures once for every test (imported into each module instead, a
+session fixture would be a separate fixture per module: a worker and a web server each).
 """
 
 from __future__ import annotations
