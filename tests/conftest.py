@@ -1,5 +1,6 @@
 import pytest
 from django.core.cache import cache
+from django.db import connections
 
 from accounts.models import User
 from accounts.services import user_create
@@ -7,6 +8,17 @@ from accounts.services import user_create
 # The worker and web server fixtures, imported once here: a session fixture imported into each test
 # module would be a separate fixture per module, each starting a worker and a web server of its own.
 from tests.runner.worker import *  # noqa: F403
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _connection_pools_closed_at_the_end(django_db_setup, django_db_blocker):
+    """A PostgreSQL connection pool keeps connections open, and the test database cannot be dropped
+    while one is: close this process's pools before pytest-django drops it."""
+    yield
+    with django_db_blocker.unblock():
+        for connection in connections.all():
+            if hasattr(connection, "close_pool"):
+                connection.close_pool()
 
 
 @pytest.fixture(autouse=True)
