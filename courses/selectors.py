@@ -121,7 +121,7 @@ def exercise_get_for_user(*, user, exercise_id: int) -> Exercise:
     chapter, course = exercise.chapter, exercise.chapter.course
     if not (user and user.is_authenticated):
         raise Http404("No such exercise.")
-    if not ((course.published and chapter.published) or _is_staff(user) or course_taught_by(course=course, user=user)):
+    if not ((course.published and chapter.published) or course_drafts_visible_to(course=course, user=user)):
         raise Http404("No such exercise.")
     return exercise
 

@@ -8,7 +8,6 @@ A message is JSON: {"seq": <index in Run.outputs>, "event": {...}} for an output
 {"seq": <len(outputs)>, "event": {"type": "status", ...}} once the run has ended.
 """
 
-import asyncio
 import json
 import logging
 from functools import cache
@@ -48,25 +47,13 @@ def run_events_publish(*, run_id, events: list[tuple[int, dict]]) -> None:
         log.warning("could not publish an event of run %s", run_id, exc_info=True)
 
 
-_async_clients: dict[tuple[str, int], redis.asyncio.Redis] = {}
-
-
-def _async_client(url: str) -> redis.asyncio.Redis:
-    """One client (and connection pool) per event loop. A subscription still has a connection of
-    its own (redis-py closes it when the subscription ends), so it skips the two CLIENT SETINFO
-    round trips redis-py would make on each."""
-    key = (url, id(asyncio.get_running_loop()))
-    client = _async_clients.get(key)
-    if client is None:
-        client = _async_clients[key] = redis.asyncio.Redis.from_url(url, socket_connect_timeout=2, driver_info=None)
-    return client
-
-
 class RunEventSubscription:
     """An async listener on one run's channel; `next_message` returns None on timeout."""
 
     def __init__(self, run_id):
-        self._pubsub = _async_client(settings.REDIS_URL).pubsub(ignore_subscribe_messages=True)
+        # driver_info=None: no CLIENT SETINFO round trips on connecting (one connection a stream).
+        self._client = redis.asyncio.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=2, driver_info=None)
+        self._pubsub = self._client.pubsub(ignore_subscribe_messages=True)
         self._channel = run_channel(run_id)
 
     async def open(self) -> "RunEventSubscription":
@@ -85,6 +72,7 @@ class RunEventSubscription:
     async def close(self) -> None:
         try:
             await self._pubsub.unsubscribe(self._channel)
-            await self._pubsub.aclose()  # the connection goes back to the loop's pool
+            await self._pubsub.aclose()
+            await self._client.aclose()
         except redis.RedisError:
             log.debug("closing a run event subscription failed", exc_info=True)

@@ -213,7 +213,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         from_status=(Run.Status.RUNNING,),
         # The last output, and what the dashboards count, in the same write as the status: whoever
         # sees the run ended sees all of it.
-        outputs=recorder,
+        recorder=recorder,
         last_batch=last_batch,
         warm=result.details.get("warm"),
     )
@@ -257,12 +257,12 @@ def _run_finish(
     from_status: tuple[str, ...],
     exit_code: int | None = None,
     duration_ms: int | None = None,
-    outputs: _RunRecorder | None = None,
+    recorder: _RunRecorder | None = None,
     last_batch: tuple[int, list[dict]] = (0, []),
     warm: bool | None = None,
 ) -> bool:
     """Write a terminal status (only over one of `from_status`: a finished run stays finished)
-    and tell listeners. With `outputs` (the worker's recorder), the same write stores the output
+    and tell listeners. With the worker's `recorder`, the same write stores the output
     and its summary, and the same message carries `last_batch`, the events not yet published.
     Returns whether this call ended the run."""
     now = timezone.now()
@@ -271,13 +271,13 @@ def _run_finish(
         fields["exit_code"] = exit_code
     if duration_ms is not None:
         fields["duration_ms"] = max(0, int(duration_ms))
-    if outputs is not None:
-        fields.update(outputs.row_fields(), **run_summary_fields(outputs=outputs.events), warm=warm)
+    if recorder is not None:
+        fields.update(recorder.row_fields(), **run_summary_fields(outputs=recorder.events), warm=warm)
     ended = Run.objects.filter(pk=run_id, status__in=from_status).update(**fields)
     if not ended:
         return False
-    if outputs is not None:
-        seq = len(outputs.events)
+    if recorder is not None:
+        seq = len(recorder.events)
         status_event = Run(
             status=status, reason=fields["reason"], exit_code=exit_code, duration_ms=fields.get("duration_ms")
         ).status_event()

@@ -40,6 +40,7 @@ import termios
 import threading
 import time
 import traceback
+from collections.abc import Callable
 
 FILENAME = "<exercise>"
 CHUNK = 64 * 1024
@@ -481,16 +482,22 @@ def ipc_clear() -> bool:
 
 def kill_all() -> None:
     """Every process in the sandbox but this one (init) ends, and is reaped."""
-    me = os.getpid()
-    for _ in range(1000):
+    kill_others_until(lambda pid: False)
+
+
+def kill_others_until(done: Callable[[str], bool]) -> None:
+    """SIGKILL to every process in the sandbox but this one (init), reaping those that have ended,
+    until each one left is `done` (none left: always)."""
+    me = str(os.getpid())
+    for _ in range(2000):
         with contextlib.suppress(ProcessLookupError):
             os.kill(-1, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass
-        if not [p for p in os.listdir("/proc") if p.isdigit() and int(p) != me]:
+        if all(done(pid) for pid in os.listdir("/proc") if pid.isdigit() and pid != me):
             return
-        time.sleep(0.001)
+        time.sleep(0.0005)
     raise RuntimeError("processes of the run would not end")
 
 
@@ -637,14 +644,7 @@ def stop_run() -> None:
     """Kills every process in the sandbox but this one (init) and waits until each of their tasks
     is gone or in exit, where it runs nothing of its own: from then on nothing of the run can write
     a byte, though the processes may still be releasing their memory (kill_all waits for that)."""
-    me = str(os.getpid())
-    for _ in range(2000):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(-1, signal.SIGKILL)
-        if all(task_dying(pid) for pid in os.listdir("/proc") if pid.isdigit() and pid != me):
-            return
-        time.sleep(0.0005)
-    raise RuntimeError("processes of the run would not stop")
+    kill_others_until(task_dying)
 
 
 def task_dying(pid: str) -> bool:
