@@ -10,6 +10,7 @@ from django.db.models import Count
 from django.forms.models import BaseInlineFormSet
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
+from django.utils.http import urlencode
 
 from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Question
 from courses.services.chapters import (
@@ -137,6 +138,11 @@ class QuestionInline(admin.TabularInline):
     ordering = ("position",)
     show_change_link = True  # choices are edited on the question's own page
 
+    def has_add_permission(self, request, obj=None):
+        # A question added here would have no choices (the admin nests no inline in an inline) and
+        # would stop every learner at it: questions are added on their own page, choices and all.
+        return False
+
     @admin.display(description="Choices")
     def choice_count(self, obj):
         return obj.choices.count() if obj.pk else 0
@@ -151,7 +157,7 @@ class ChapterAdmin(admin.ModelAdmin):
     search_fields = ("title", "slug", "summary", "body", "course__title")
     ordering = ("course__title", "number")
     prepopulated_fields = {"slug": ("title",)}
-    readonly_fields = ("reading_minutes", "preview_link")
+    readonly_fields = ("reading_minutes", "preview_link", "add_question_link")
     fields = (
         "course",
         ("number", "slug"),
@@ -161,6 +167,7 @@ class ChapterAdmin(admin.ModelAdmin):
         "body",
         "published",
         ("reading_minutes", "preview_link"),
+        "add_question_link",
     )
     inlines = (ExerciseInline, QuestionInline)
     actions = ("publish", "unpublish")
@@ -170,6 +177,13 @@ class ChapterAdmin(admin.ModelAdmin):
         if not obj or not obj.pk:
             return "Save the chapter to preview it."
         return format_html('<a href="{}" target="_blank" rel="noopener">Preview</a>', chapter_preview_url(obj.pk))
+
+    @admin.display(description="Quiz")
+    def add_question_link(self, obj):
+        if not obj or not obj.pk:
+            return "Save the chapter to add quiz questions."
+        url = f"{reverse('admin:courses_question_add')}?{urlencode({'chapter': obj.pk})}"
+        return format_html('<a href="{}">Add a question</a> with its choices', url)
 
     def save_formset(self, request, form, formset, change):
         if formset.model is Exercise:

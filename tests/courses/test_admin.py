@@ -205,3 +205,29 @@ def test_it_searches_and_filters_the_glossary(client, course, admin_user):
 
     assert [(term.course_id, term.term) for term in found] == [(course.pk, "softmax")]
     assert Choice.objects.count() == 5
+
+
+def test_it_adds_quiz_questions_only_with_their_choices(client, course, admin_user):
+    client.force_login(admin_user)
+    chapter = course.chapters.get(slug="attention")
+
+    page = client.get(reverse("admin:courses_chapter_change", args=[chapter.pk]))
+    questions = next(x for x in page.context["inline_admin_formsets"] if x.formset.model is Question)
+    add_url = f"{reverse('admin:courses_question_add')}?chapter={chapter.pk}"
+    assert not questions.has_add_permission, "a question added on the chapter page would have no choices"
+    assert f'href="{add_url}"' in page.content.decode()
+
+    form = client.get(add_url)
+    assert form.context["adminform"].form["chapter"].value() == str(chapter.pk)
+    assert len(next(iter(form.context["inline_admin_formsets"])).formset.forms) == 2
+    data = {
+        "chapter": chapter.pk,
+        "position": 9,
+        "prompt": "Which choice has no choices?",
+        "choices-TOTAL_FORMS": 0,
+        "choices-INITIAL_FORMS": 0,
+    }
+    refused = client.post(reverse("admin:courses_question_add"), data)
+    assert refused.status_code == 200
+    assert "A question has 2 to 6 choices (0 given)." in refused.content.decode()
+    assert not chapter.questions.filter(position=9).exists()
