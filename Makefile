@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test setup lint fmt migrate demo worker web image check clean
+.PHONY: run test setup lint fmt migrate demo image clean
 
 setup: $(VENV)/.installed frontend/static/dist/learn.js
 
