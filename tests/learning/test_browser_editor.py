@@ -1,7 +1,8 @@
-"""A learner in a real browser runs the exercises of Part 2 against a live server, a real Celery
-worker and the local (bubblewrap) sandbox: output arrives in the page, a changed query passes the
-check and marks the exercise done, Stop ends an endless loop, a matplotlib heat map shows as an
-image, and their code is back after a reload.
+"""A learner in a real browser runs the exercises of Part 2 against the web app under uvicorn (as
+`make run` and production serve it), a real Celery worker and the local (bubblewrap) sandbox: output
+streams into the page while the code runs, a changed query passes the check and marks the exercise
+done, Stop ends an endless loop, a matplotlib heat map shows as an image, and their code is back
+after a reload.
 
 Screenshots go to test-artifacts/ for a person to look at the layout.
 """
@@ -107,14 +108,14 @@ def _editor_text(exercise) -> str:
     return "\n".join(exercise.locator(".cm-content .cm-line").all_text_contents())
 
 
-def test_it_runs_checks_stops_draws_and_restores_a_learners_code(browser, live_server, part_2, run_worker):
+def test_it_runs_checks_stops_draws_and_restores_a_learners_code(browser, web_server, part_2, run_worker):
     from playwright.sync_api import expect
 
     ARTIFACTS.mkdir(exist_ok=True)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
-    _sign_up(page, live_server, "runner1")
-    page.goto(live_server.url + part_2)
+    _sign_up(page, web_server, "runner1")
+    page.goto(web_server.url + part_2)
 
     first = _exercise(page, "One query, three keys")
     output = first.locator("[data-exercise-output]")
@@ -157,6 +158,7 @@ def test_it_runs_checks_stops_draws_and_restores_a_learners_code(browser, live_s
     _replace_code(page, second, ENDLESS)
     second.get_by_role("button", name="Run").click()
     expect(second_status).to_have_text("Running…")
+    expect(second.locator(".out-stdout")).to_contain_text("looping until you press Stop")  # streamed
     stop = second.get_by_role("button", name="Stop")
     expect(stop).to_be_visible()
     stop.click()

@@ -10,5 +10,7 @@ EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 ALLOWED_HOSTS = ["*"]
 VAR_DIR.mkdir(parents=True, exist_ok=True)
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-# whitenoise looks for STATIC_ROOT at start-up; tests never collect static files into it.
+# whitenoise looks for STATIC_ROOT at start-up; tests never collect static files into it, and a web
+# server a test starts (uvicorn) serves them from where they are.
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
+WHITENOISE_USE_FINDERS = True
