@@ -11,12 +11,22 @@ from tests.runner.worker import *  # noqa: F403
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _connection_pools_closed_at_the_end(django_db_setup, django_db_blocker):
-    """A PostgreSQL connection pool keeps connections open, and the test database cannot be dropped
-    while one is: close this process's pools before pytest-django drops it."""
+def _test_database_left_alone_at_the_end(django_db_setup, django_db_blocker):
+    """pytest-django cannot drop the test database while any session uses it. Closing a pool closes
+    only the connections handed back to it, and a browser test's queries run in a context that
+    Playwright's greenlets leave behind, with a connection nothing can reach to hand back: so end
+    every other session on the test database (the worker and web server fixtures have stopped)."""
     yield
     with django_db_blocker.unblock():
+        connection = connections["default"]
+        if connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
         for connection in connections.all():
+            connection.close()
             if hasattr(connection, "close_pool"):
                 connection.close_pool()
 
