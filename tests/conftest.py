@@ -14,21 +14,22 @@ from tests.runner.worker import *  # noqa: F403
 def _test_database_left_alone_at_the_end(django_db_setup, django_db_blocker):
     """pytest-django cannot drop the test database while any session uses it. Closing a pool closes
     only the connections handed back to it, and a browser test's queries run in a context that
-    Playwright's greenlets leave behind, with a connection nothing can reach to hand back: so end
-    every other session on the test database (the worker and web server fixtures have stopped)."""
+    Playwright's greenlets leave behind, with a connection nothing can reach to hand back: so close
+    the pools, then end any session still on the test database (the worker and web server fixtures
+    have stopped by then)."""
     yield
     with django_db_blocker.unblock():
-        connection = connections["default"]
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
         for connection in connections.all():
             connection.close()
             if hasattr(connection, "close_pool"):
                 connection.close_pool()
+        connection = connections["default"]
+        if connection.vendor == "postgresql":
+            with connection._nodb_cursor() as cursor:  # on the server's own database, as Django's drop
+                cursor.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
+                    [connection.settings_dict["NAME"]],
+                )
 
 
 @pytest.fixture(autouse=True)
