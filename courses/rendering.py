@@ -7,15 +7,19 @@ authors cannot write by hand: Pygments-highlighted code, MathML from `$...$` / `
 that open their definition in place through an HTML popover.
 """
 
+import hashlib
+import json
 import re
 import secrets
 import xml.etree.ElementTree as etree
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
+from pathlib import Path
 
 import markdown
 import nh3
+from django.core.cache import cache
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown.extensions import Extension
 from markdown.inlinepatterns import InlineProcessor
@@ -262,8 +266,47 @@ def markdown_render(*, text: str, glossary: Iterable[GlossaryTerm] = ()) -> str:
 def chapter_render(
     *, chapter: Chapter, glossary: Iterable[GlossaryTerm], exercises: Iterable[Exercise]
 ) -> list[Segment]:
-    """The chapter body as prose segments with each exercise at its marker. Exercises the body
-    does not place (added in the admin without a marker) follow at the end, so none is lost."""
+    """The chapter body as prose segments with each exercise at its marker, from the cache when
+    the same text was rendered before. Rendering a long chapter (Markdown, MathML, highlighting,
+    sanitising) costs more than the rest of its page together, and the text changes only when an
+    author edits it, so the key is a digest of everything the HTML is made from: an edit is seen
+    at once, whoever made it and however."""
+    glossary, exercises = list(glossary), list(exercises)
+    key = _render_key(chapter=chapter, glossary=glossary, exercises=exercises)
+    by_slug = {exercise.slug: exercise for exercise in exercises}
+    cached = cache.get(key)
+    if cached is None:
+        segments = _chapter_render(chapter=chapter, glossary=glossary, exercises=exercises)
+        cached = [
+            (s.html, s.exercise.slug if s.exercise else None, s.instructions_html, s.starter_html) for s in segments
+        ]
+        cache.set(key, cached, RENDER_CACHE_S)
+    return [
+        Segment(
+            html=html, exercise=by_slug[slug] if slug else None, instructions_html=instructions, starter_html=starter
+        )
+        for html, slug, instructions, starter in cached
+    ]
+
+
+# The renderer's own code is part of the key: a deployment that changes it renders anew.
+_RENDERER_VERSION = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+RENDER_CACHE_S = 24 * 3600
+
+
+def _render_key(*, chapter: Chapter, glossary: list[GlossaryTerm], exercises: list[Exercise]) -> str:
+    made_of = [
+        _RENDERER_VERSION,
+        chapter.body,
+        [(term.term, term.definition) for term in glossary],
+        [(exercise.slug, exercise.instructions, exercise.starter_code) for exercise in exercises],
+    ]
+    return f"chapter-html:{chapter.pk}:{hashlib.sha256(json.dumps(made_of).encode()).hexdigest()}"
+
+
+def _chapter_render(*, chapter: Chapter, glossary: list[GlossaryTerm], exercises: list[Exercise]) -> list[Segment]:
+    """Exercises the body does not place (added in the admin without a marker) follow at the
+    end, so none is lost."""
     renderer = _Renderer(glossary=glossary)
     by_slug = {exercise.slug: exercise for exercise in exercises}
     segments: list[Segment] = []

@@ -87,3 +87,32 @@ def test_it_leaves_an_exercise_marker_inside_a_listing_alone():
     first = Exercise(slug="first", title="First")
     segments = chapter_render(chapter=chapter, glossary=[], exercises=[first])
     assert "[[exercise:first]]" in segments[0].html
+
+
+def test_it_renders_a_chapter_once_and_anew_after_any_edit_to_what_it_shows(monkeypatch):
+    from courses import rendering
+
+    renders = []
+    real = rendering._chapter_render
+    monkeypatch.setattr(rendering, "_chapter_render", lambda **kw: renders.append(1) or real(**kw))
+    chapter = Chapter(pk=7, body="See the [[softmax]].\n\n[[exercise:first]]\n")
+    first = Exercise(slug="first", title="First", instructions="Scale the scores.", starter_code="x = 1\n")
+    glossary = [GlossaryTerm(term="softmax", definition="Turns scores into weights.")]
+
+    def page() -> str:
+        segments = chapter_render(chapter=chapter, glossary=glossary, exercises=[first])
+        assert segments[1].exercise is first  # the learner's own exercise row, never a cached copy
+        return "".join(s.html + s.instructions_html + s.starter_html for s in segments)
+
+    shown = page()
+    assert page() == shown and len(renders) == 1, "the second view renders the chapter again"
+
+    chapter.body = "See the [[softmax]], now with more.\n\n[[exercise:first]]\n"
+    assert "now with more" in page()
+    glossary[0].definition = "Weights that sum to one."
+    assert "Weights that sum to one." in page()
+    first.instructions = "Divide by the square root of d."
+    assert "Divide by the square root of d." in page()
+    first.starter_code = "y = 2\n"
+    assert '<span class="n">y</span>' in page()
+    assert len(renders) == 5
