@@ -91,7 +91,8 @@ _cold_slots: tuple[int, threading.Semaphore] | None = None
 def cold_slot() -> Iterator[None]:
     """One of RUNNER_COLD_CONCURRENCY places for a cold sandbox in this process, waited for. A
     worker takes many runs at once (most of them warm, waiting on their sandbox), but cold starts
-    beyond the machine's cores only make every one of them slower."""
+    beyond the machine's cores only make every one of them slower. Also a decorator (each call
+    takes a place of its own): `@cold_slot()` on a backend's execute_cold."""
     global _cold_slots
     size = max(1, int(setting("RUNNER_COLD_CONCURRENCY", os.cpu_count() or 2)))
     with _cold_lock:

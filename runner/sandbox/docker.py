@@ -129,11 +129,8 @@ class DockerBackend:
             return self.execute_cold(request, on_event)
         return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
 
+    @cold_slot()
     def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
-        with cold_slot():
-            return self._execute_cold(request, on_event)
-
-    def _execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
         """A fresh container for this one run."""
         limits = request.limits
         try:

@@ -167,7 +167,7 @@ def test_it_holds_the_caps_in_a_burst_of_20_runs_from_two_learners(
                     most_active[row.pk] = max(most_active[row.pk], row.active)
                 time.sleep(0.05)
         finally:
-            # This thread's own connection: left open, it keeps the test database from being dropped.
+            # A thread's connection is its own to give back to the pool.
             connection.close()
 
     watcher = threading.Thread(target=watch_caps)
