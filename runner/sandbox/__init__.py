@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .base import Limits, RunRequest, RunResult, SandboxBackend
 
-__all__ = ["Limits", "RunRequest", "RunResult", "SandboxBackend", "backend_get"]
+__all__ = ["Limits", "RunRequest", "RunResult", "SandboxBackend", "backend_get", "backend_problems"]
 
 
 def backend_get(name: str = "auto") -> SandboxBackend:
@@ -26,3 +26,19 @@ def backend_get(name: str = "auto") -> SandboxBackend:
 
         return LocalBackend()
     raise ValueError(f"unknown sandbox backend {name!r}: choose auto, docker or local")
+
+
+def backend_problems(name: str = "auto") -> list[str]:
+    """What keeps the named backend from running learners' code with every limit enforced, in
+    plain sentences (empty: nothing). Cheap enough for a page view: it starts no sandbox."""
+    if name in ("auto", "docker"):
+        from .docker import DockerBackend
+
+        problem = DockerBackend.unavailable_reason()
+        if not problem:
+            return []
+        if name == "docker":
+            return [problem]
+    from .local import LocalBackend
+
+    return LocalBackend.problems()

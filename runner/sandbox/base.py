@@ -49,6 +49,9 @@ class RunRequest:
     gpu: bool = False
     # The learner the run belongs to: a warm sandbox serves one owner only. Empty: always cold.
     owner: str = ""
+    # The course's own modules, (name, source) pairs: importable by name in the learner's code and
+    # in the check (courses/content/FORMAT.md, "Course modules").
+    modules: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

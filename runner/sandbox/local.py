@@ -78,6 +78,13 @@ class LocalBackend:
         self._running: dict[str, subprocess.Popen] = {}
         self.warm = PoolHolder(name=self.name, start=self._warm_start)
 
+    @classmethod
+    def problems(cls) -> list[str]:
+        """What this machine lacks for the local sandbox (runner/sandbox/__init__.py)."""
+        if not bwrap_path():
+            return ["bubblewrap (bwrap) is not installed: learners' code cannot run (apt-get install bubblewrap)"]
+        return []
+
     # -- the interface ------------------------------------------------------------------------
     def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
         pool = self.warm.get() if request.owner else None
