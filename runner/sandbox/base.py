@@ -33,6 +33,11 @@ class Limits:
     open_files: int = 256
     file_size_bytes: int = 10 * 1024**2
     tmp_bytes: int = 64 * 1024**2
+    # Every writable mount has a size and an inode cap: /tmp, and /dev/shm (POSIX shared memory
+    # and semaphores, torch's DataLoader workers) on its own, smaller.
+    tmp_inodes: int = 4096
+    shm_bytes: int = 16 * 1024**2
+    shm_inodes: int = 256
     output_bytes: int = 1024**2
     images: int = 5
     image_bytes: int = 2 * 1024**2

@@ -1,7 +1,8 @@
 """The `docker` backend: one fresh container of the sandbox image per run (runner/image/).
 
-Every limit is a container setting (no network, read-only root, a size-capped tmpfs, memory
-without swap, one CPU, a pids cap, ulimits, no capabilities, no new privileges, uid 65534). The
+Every limit is a container setting (no network, read-only root, tmpfs mounts with size and inode
+caps, memory without swap, one CPU, a pids cap, ulimits, no capabilities, no new privileges, the
+project's seccomp policy, uid 65534). The
 program goes in on the container's stdin through the attach socket (never `docker exec`), the
 output comes back on the same socket, and the worker enforces the wall deadline and the output
 cap by killing the container, which is always removed afterwards. Labels let the sweeper and a
@@ -23,9 +24,10 @@ import docker
 from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
+from . import seccomp
 from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
 from .pool import PoolHolder, WarmSandbox, WarmSettings
-from .protocol import STDERR_TAIL, request_payload, run_result, supervise
+from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +37,8 @@ LABEL_RUN = "easycompilers.run"
 # A warm sandbox's container: "<host>:<pid>" of the worker process that owns it.
 LABEL_WARM = "easycompilers.warm"
 SANDBOX_TMP = "/tmp"  # noqa: S108 - the container's own private tmpfs
+SANDBOX_SHM = "/dev/shm"  # noqa: S108 - likewise
+SANDBOX_USER = 65534
 ENVIRONMENT = {
     "HOME": SANDBOX_TMP,
     "LANG": "C.UTF-8",
@@ -98,7 +102,12 @@ class DockerBackend:
             "detach": True,
             "network_mode": "none",
             "read_only": True,
-            "tmpfs": {SANDBOX_TMP: f"size={limits.tmp_bytes},mode=1777"},
+            # Every writable mount has a size and an inode cap, and belongs to the sandbox's user
+            # (so a warm sandbox's supervisor can put its times back between runs).
+            "tmpfs": {
+                SANDBOX_TMP: _tmpfs(limits.tmp_bytes, limits.tmp_inodes),
+                SANDBOX_SHM: _tmpfs(limits.shm_bytes, limits.shm_inodes),
+            },
             "mem_limit": limits.memory_bytes,
             "memswap_limit": limits.memory_bytes,
             "nano_cpus": int(limits.cpus * 1e9),
@@ -109,8 +118,10 @@ class DockerBackend:
                 Ulimit(name="core", soft=0, hard=0),
             ],
             "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
-            "user": "65534:65534",
+            # The project's own seccomp policy (seccomp.py), not the engine's default, which
+            # varies with its version.
+            "security_opt": ["no-new-privileges", f"seccomp={seccomp.docker_profile()}"],
+            "user": f"{SANDBOX_USER}:{SANDBOX_USER}",
             "working_dir": SANDBOX_TMP,
             "hostname": "sandbox",
             "environment": dict(ENVIRONMENT),
@@ -139,6 +150,7 @@ class DockerBackend:
             return RunResult(status="error", reason=f"the sandbox container could not be created: {e}")
         started = time.monotonic()
         frames = None
+        end = EndLine()
         try:
             try:
                 sock = container.attach_socket(params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
@@ -147,7 +159,7 @@ class DockerBackend:
                 raw.settimeout(None)
                 container.start()
                 # One JSON line; no half-close (the engine would end the whole attach stream).
-                raw.sendall(request_payload(request, address_space=False, processes=False))
+                raw.sendall(request_payload(request, address_space=False, processes=False, nonce=end.nonce))
             except (DockerException, OSError) as e:
                 return RunResult(
                     status="error",
@@ -162,7 +174,12 @@ class DockerBackend:
                     container.kill()
 
             collector, timed_out = supervise(
-                read=frames.read_stdout, kill=kill, limits=limits, on_event=on_event, started=started
+                read=end.reader(frames.read_stdout),
+                kill=kill,
+                limits=limits,
+                on_event=on_event,
+                started=started,
+                end=end,
             )
             exit_code, oom_killed = self._finish(container)
         finally:
@@ -247,6 +264,10 @@ class DockerBackend:
             except DockerException:
                 logger.exception("could not remove stray sandbox %s", container.short_id)
         return removed
+
+
+def _tmpfs(size: int, inodes: int) -> str:
+    return f"size={size},nr_inodes={inodes},mode=1777,uid={SANDBOX_USER},gid={SANDBOX_USER}"
 
 
 def _warm_owner() -> str:

@@ -1,22 +1,29 @@
 """The only code of ours that runs inside a sandbox. Standard library only.
 
-It reads one JSON line from stdin, {"code", "check", "limits": {...}}, runs the learner's code
-as __main__, then the exercise's check, and writes the output protocol as JSON lines on a private
-copy of the original stdout:
+It runs as the sandbox's PID 1, a supervisor that nothing in the sandbox can signal, trace or read
+(the kernel drops signals to a namespace's init from inside; the process is not dumpable). Cold, it
+serves one request; warm (`--serve`), it imports torch, numpy and matplotlib once and serves one
+request after another. For each request it keeps a child forked ahead (before the request is
+read, so the child never holds the check's source nor the run's nonce), which runs the learner's
+code as __main__; when that process is done, the supervisor kills every process of the run, then
+forks a fresh process that runs the exercise's check on the data the learner's code left (its
+module globals, converted to plain values: see `encode`), never on live objects.
+
+The request is one JSON line on stdin: {"code", "check", "limits", "modules", "nonce"}. What
+comes back is JSON lines on stdout, the output protocol:
 
     {"type": "ready"}                                   (internal: the program is about to start)
     {"type": "stream", "name": "stdout"|"stderr", "text": ...}
     {"type": "display", "data": {"image/png": <base64>, "text/plain": "<Figure ...>"}}
     {"type": "error", "ename", "evalue", "traceback": [...]}
-    {"type": "check", "passed": bool, "message": str}
+    {"type": "end", "nonce", "check": {"passed", "message"} | null}   (the supervisor, last)
 
-Exit code 0 when the learner's code ran without an exception, 1 when it raised (or the output
-cap stopped it), sys.exit()'s code when it called that. The worker trusts none of this blindly:
-the learner can write to the protocol fd too, so the worker validates every line and enforces the
-limits itself. The harness never imports torch and so never initialises CUDA.
-
-With `--serve` it is a warm sandbox's server (see `serve`): it imports torch, numpy and
-matplotlib once, then forks a fresh process for each request it reads, which runs exactly as above.
+The learner's processes can write to stdout too, so the worker trusts none of it blindly: it
+validates every line, enforces the limits itself, and takes the check's verdict only from the end
+line, which carries the run's nonce (which no process of the run ever held) and is written once
+every process of the run is gone. The exit code is the learner's program's: 0 when it ran without
+an exception, 1 when it raised (or the output cap stopped it), sys.exit()'s code when it called
+that. The harness never imports torch outside a warm server's start, and so never initialises CUDA.
 """
 
 import base64
@@ -232,18 +239,6 @@ def error_event(exc: BaseException) -> dict:
     }
 
 
-def run_check(check_code: str, ns: dict) -> dict:
-    try:
-        check_ns: dict = {"__name__": "exercise_check"}
-        exec(compile(check_code, "<check>", "exec"), check_ns)  # noqa: S102 - running code is the point
-        result = check_ns["check"](ns)
-        passed, message = result if isinstance(result, tuple) else (result, "")
-        return {"type": "check", "passed": passed is True, "message": str(message)[:2000]}
-    except BaseException:
-        # A check that breaks must not show its internals (or the answer) to the learner.
-        return {"type": "check", "passed": False, "message": "The check could not run on this code."}
-
-
 def set_limits(limits: dict) -> None:
     """The rlimits the worker asks for (runner/sandbox/protocol.py says which backend asks for
     which): set here, inside the sandbox, because RLIMIT_NPROC counts per user namespace and uid,
@@ -262,15 +257,10 @@ def set_limits(limits: dict) -> None:
             resource.setrlimit(which, (value, value))
 
 
-def main() -> int:
-    request = json.loads(sys.stdin.buffer.readline().decode("utf-8"))
-    return run_request(request)
-
-
 def leave_if_forked(run_pid: int, code: int) -> None:
     """A process the program forked (os.fork) that reaches the end of the program leaves at once:
-    only the run's own process reports errors, figures and the check. (A fork bomb's thousands of
-    copies would otherwise each format a traceback on the run's one CPU.)"""
+    only the run's own process reports errors and figures and hands over its variables. (A fork
+    bomb's thousands of copies would otherwise each format a traceback on the run's one CPU.)"""
     if os.getpid() != run_pid:
         os._exit(code)
 
@@ -279,7 +269,7 @@ class Streams:
     """A run's standard streams. The protocol goes to a private copy of the original stdout; stdin
     reads /dev/null; fds 1 and 2 become pipes that carry everything the learner's code (and its
     children) write, turned into stream events by a pump each. Set up before the request is known
-    (a warm sandbox does it while it waits), so the output cap is set afterwards."""
+    (the process is forked ahead), so the output cap is set afterwards."""
 
     def __init__(self):
         self.channel = Channel(os.dup(1), 0)
@@ -298,16 +288,274 @@ class Streams:
         sys.stdin = io.TextIOWrapper(os.fdopen(0, "rb", closefd=False), encoding="utf-8")
 
 
-def run_request(request: dict, streams: Streams | None = None) -> int:
+# --- the course's modules ------------------------------------------------------------------------
+
+
+class CourseModules:
+    """Meta-path finder and loader for the course's own modules (RunRequest.modules): `import
+    name` runs the module's source, so a run pays only for the modules it imports."""
+
+    def __init__(self, modules):
+        self.sources = {}
+        for item in modules or ():
+            if isinstance(item, list | tuple) and len(item) == 2 and all(isinstance(x, str) for x in item):
+                self.sources[item[0]] = item[1]
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.sources:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(name, self, origin=f"<{name}>")
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module) -> None:
+        source = self.sources[module.__name__]
+        filename = f"<{module.__name__}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+        exec(compile(source, filename, "exec"), module.__dict__)  # noqa: S102 - the course's own code
+
+
+def install_modules(modules) -> None:
+    finder = CourseModules(modules)
+    if finder.sources:
+        sys.meta_path.insert(0, finder)
+
+
+# --- what the check reads: the learner's variables as data ----------------------------------------
+#
+# The learner's process encodes its module globals as JSON (names starting with "_" and modules left
+# out); the check's process decodes them into plain values. Nothing in the encoding can make the
+# decoder run code: JSON, base64 and numbers, turned back into numbers, strings, containers, numpy
+# arrays and torch tensors; a torch module becomes its class name and tensors (ModuleData), anything
+# else its class name and repr (Opaque). So a check can never call the learner's code.
+
+DATA_LIMIT = 32 * 1024**2
+MAX_DEPTH = 20
+MAX_INT_DIGITS = 4000
+OPAQUE_TEXT = 200
+
+
+class Encoder:
+    def __init__(self, limit: int = DATA_LIMIT):
+        self.left = limit
+
+    def value(self, v, depth: int = 0):
+        if depth > MAX_DEPTH or self.left <= 0:
+            return self.opaque(v, "not kept: too deep or too large")
+        self.left -= 8
+        t = type(v)
+        if v is None or t is bool or t is float:
+            return v
+        if t is int:
+            return v if len(str(abs(v))) <= MAX_INT_DIGITS else self.opaque(v, "not kept: too many digits")
+        if t is str:
+            self.left -= len(v)
+            return v if self.left > 0 else self.opaque(v, "not kept: too large")
+        if t is bytes or t is bytearray:
+            self.left -= len(v) * 4 // 3
+            return {"$": "b", "v": base64.b64encode(bytes(v)).decode()} if self.left > 0 else self.opaque(v)
+        if t is complex:
+            return {"$": "c", "v": [v.real, v.imag]}
+        if t is list:
+            return [self.value(x, depth + 1) for x in v]
+        if t is tuple:
+            return {"$": "t", "v": [self.value(x, depth + 1) for x in v]}
+        if t is set or t is frozenset:
+            return {"$": "s", "v": [self.value(x, depth + 1) for x in v]}
+        if t is dict:
+            return {"$": "d", "v": [[self.value(k, depth + 1), self.value(x, depth + 1)] for k, x in v.items()]}
+        torch = sys.modules.get("torch")
+        if torch is not None and isinstance(v, torch.Tensor):
+            return self.tensor(v)
+        if torch is not None and isinstance(v, torch.nn.Module):
+            params = [[name, self.tensor(p)] for name, p in v.named_parameters()]
+            buffers = [[name, self.tensor(b)] for name, b in v.named_buffers()]
+            return {"$": "M", "v": [type(v).__name__, bool(v.training), params, buffers]}
+        numpy = sys.modules.get("numpy")
+        if numpy is not None and isinstance(v, numpy.ndarray):
+            return self.array(v)
+        if numpy is not None and isinstance(v, numpy.generic):
+            return self.value(v.item(), depth + 1)
+        if isinstance(v, bool | int | float | str):  # subclasses (IntEnum, str enums): their plain value
+            return self.value(_plain(v), depth + 1)
+        return self.opaque(v)
+
+    def array(self, a):
+        if a.dtype.kind not in "biufc" or a.dtype.hasobject:
+            return self.opaque(a)
+        self.left -= a.nbytes * 4 // 3
+        if self.left <= 0:
+            return self.opaque(a, "not kept: too large")
+        a = a.astype(a.dtype.newbyteorder("<"), copy=False) if a.dtype.byteorder == ">" else a
+        return {"$": "a", "v": [a.dtype.str, list(a.shape), base64.b64encode(a.tobytes()).decode()]}
+
+    def tensor(self, t):
+        torch = sys.modules["torch"]
+        try:
+            t = t.detach()
+            if t.layout != torch.strided or t.is_quantized:
+                return self.opaque(t)
+            t = t.cpu()
+            name = str(t.dtype).removeprefix("torch.")
+            try:
+                a = t.contiguous().numpy()
+            except (TypeError, RuntimeError):  # bfloat16 and other types numpy lacks
+                a = t.to(torch.complex64 if t.is_complex() else torch.float32).contiguous().numpy()
+        except Exception:
+            return self.opaque(t)
+        encoded = self.array(a)
+        if encoded.get("$") != "a":
+            return encoded
+        return {"$": "T", "v": [name, *encoded["v"]]}
+
+    def opaque(self, v, text: str | None = None):
+        if text is None:
+            try:
+                text = repr(v)[:OPAQUE_TEXT]
+            except Exception:
+                text = "?"
+        return {"$": "o", "v": [type(v).__name__, text]}
+
+
+def _plain(v):
+    for kind in (bool, int, float, str):
+        if isinstance(v, kind):
+            return kind(v)
+    return v
+
+
+def encode_namespace(ns: dict) -> bytes:
+    encoder = Encoder()
+    data = {}
+    for name, value in list(ns.items()):
+        if not isinstance(name, str) or name.startswith("_") or type(value).__name__ == "module":
+            continue
+        try:
+            data[name] = encoder.value(value)
+        except Exception:
+            data[name] = encoder.opaque(value, "not kept: could not be read")
+    return json.dumps(data).encode()
+
+
+class ModuleData:
+    """A learner's torch.nn.Module as a check sees it: its class name, mode and tensors. It cannot
+    be called: the learner's code never runs in the check's process."""
+
+    def __init__(self, type_name: str, training: bool, params: dict, buffers: dict):
+        self.type_name = type_name
+        self.training = training
+        self._params = params
+        self._buffers = buffers
+
+    def named_parameters(self):
+        return iter(list(self._params.items()))
+
+    def parameters(self):
+        return iter(list(self._params.values()))
+
+    def named_buffers(self):
+        return iter(list(self._buffers.items()))
+
+    def state_dict(self) -> dict:
+        return {**self._params, **self._buffers}
+
+    def __repr__(self) -> str:
+        return f"<{self.type_name} module: {len(self._params)} parameters>"
+
+
+class Opaque:
+    """A value a check cannot read (a function, a class, an open file...): its class name and its
+    repr, cut."""
+
+    def __init__(self, type_name: str, text: str):
+        self.type_name = type_name
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def decode(obj):
+    if isinstance(obj, list):
+        return [decode(x) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    kind, v = obj.get("$"), obj.get("v")
+    if kind == "t":
+        return tuple(decode(x) for x in v)
+    if kind == "s":
+        items = [decode(x) for x in v]
+        try:
+            return set(items)
+        except TypeError:
+            return items
+    if kind == "d":
+        out = {}
+        for key, value in v:
+            with contextlib.suppress(TypeError):
+                out[decode(key)] = decode(value)
+        return out
+    if kind == "b":
+        return base64.b64decode(v)
+    if kind == "c":
+        return complex(float(v[0]), float(v[1]))
+    if kind == "a":
+        return decode_array(*v)
+    if kind == "T":
+        import torch
+
+        dtype = getattr(torch, str(v[0]), None)
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError("not a torch dtype")
+        return torch.from_numpy(decode_array(*v[1:])).to(dtype)
+    if kind == "M":
+        type_name, training, params, buffers = v
+        return ModuleData(
+            str(type_name),
+            bool(training),
+            {str(k): decode(t) for k, t in params},
+            {str(k): decode(t) for k, t in buffers},
+        )
+    if kind == "o":
+        return Opaque(str(v[0]), str(v[1]))
+    raise ValueError(f"unknown value kind {kind!r}")
+
+
+def decode_array(dtype_str, shape, data):
+    import numpy
+
+    dtype = numpy.dtype(str(dtype_str))
+    if dtype.kind not in "biufc" or dtype.hasobject:
+        raise ValueError("not a numeric dtype")
+    shape = tuple(int(n) for n in shape)
+    if any(n < 0 for n in shape):
+        raise ValueError("negative size")
+    return numpy.frombuffer(base64.b64decode(data), dtype=dtype).reshape(shape).copy()
+
+
+def decode_namespace(data: bytes) -> dict:
+    raw = json.loads(data.decode("utf-8"))
+    if not isinstance(raw, dict):
+        raise ValueError("not a namespace")
+    return {str(name): decode(value) for name, value in raw.items()}
+
+
+# --- one run of the learner's code (in the process forked ahead) -----------------------------------
+
+
+def run_program(request: dict, streams: Streams, data_fd: int) -> int:
+    """Runs the learner's code as __main__ and, when it ended well and the exercise has a check,
+    writes its variables (encode_namespace) to `data_fd` for the check's process."""
     limits = request.get("limits") or {}
     code = request["code"]
-    check_code = request.get("check") or ""
-
-    streams = streams or Streams()
     channel, pumps, devnull = streams.channel, streams.pumps, streams.devnull
     channel.left = int(limits.get("output_bytes", 1024**2))
     set_limits(limits)
     os.environ["MPLBACKEND"] = "Agg"
+    install_modules(request.get("modules"))
     figures = Figures(channel, limits, pumps)
     sys.meta_path.insert(0, PyplotHook(figures))
     if "matplotlib.pyplot" in sys.modules:  # imported ahead by a warm sandbox's server
@@ -338,15 +586,14 @@ def run_request(request: dict, streams: Streams | None = None) -> int:
         figures.flush()
     except Exception as e:
         channel.send(error_event(e))
-    if check_code and not raised and exit_code == 0:
-        drain(pumps)
-        result = run_check(check_code, ns)
-        drain(pumps)
-        channel.send(result)
+    if request.get("export") and not raised and exit_code == 0:
+        with contextlib.suppress(Exception):
+            write_all(data_fd, encode_namespace(ns))
+    with contextlib.suppress(OSError):
+        os.close(data_fd)
 
     # Close our ends of the output pipes and let the pumps drain to the end of the pipes. A child
-    # that keeps a copy open must not hold the run: the pumps get a moment, then the run ends (and
-    # the sandbox with it).
+    # that keeps a copy open must not hold the run: the pumps get a moment, then the run ends.
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -357,33 +604,89 @@ def run_request(request: dict, streams: Streams | None = None) -> int:
     return exit_code
 
 
-# --- warm sandbox server ------------------------------------------------------------------------
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+# --- the check (in a process of its own, after the run's processes are gone) -----------------------
+
+CHECK_UNREADABLE = "The check could not read what your code left behind. Keep the names the exercise asks for."
+CHECK_BROKEN = "The check could not run on this code."
+
+
+def run_check(check_code: str, ns: dict) -> dict:
+    try:
+        check_ns: dict = {"__name__": "exercise_check"}
+        exec(compile(check_code, "<check>", "exec"), check_ns)  # noqa: S102 - the exercise's own check
+        result = check_ns["check"](ns)
+        passed, message = result if isinstance(result, tuple) else (result, "")
+        return {"passed": passed is True, "message": str(message)[:2000]}
+    except BaseException:
+        # A check that breaks must not show its internals (or the answer) to the learner.
+        return {"passed": False, "message": CHECK_BROKEN}
+
+
+def check_in_own_process(check_code: str, modules, data: bytes, limits: dict) -> dict:
+    """Forks a fresh process (the supervisor's copy: it never held the learner's code or objects)
+    that decodes the learner's variables and runs the check on them; returns its verdict."""
+    result_r, result_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(result_r)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            set_limits({k: v for k, v in limits.items() if k in ("address_space", "cpu_s")})
+            install_modules(modules)
+            try:
+                ns = decode_namespace(data)
+            except Exception:
+                verdict = {"passed": False, "message": CHECK_UNREADABLE}
+            else:
+                verdict = run_check(check_code, ns)
+            write_all(result_w, json.dumps(verdict).encode())
+        finally:
+            os._exit(0)
+    os.close(result_w)
+    chunks = []
+    while chunk := os.read(result_r, CHUNK):
+        chunks.append(chunk)
+    os.close(result_r)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    try:
+        verdict = json.loads(b"".join(chunks))
+        return {"passed": verdict["passed"] is True, "message": str(verdict["message"])[:2000]}
+    except (ValueError, KeyError, TypeError):
+        return {"passed": False, "message": CHECK_BROKEN}
+
+
+# --- the supervisor -------------------------------------------------------------------------------
 #
-# The server runs as PID 1 of the sandbox's PID namespace (so nothing in the sandbox can kill or
-# stop it: the kernel drops SIGKILL and SIGSTOP sent to a namespace's init from inside), is not
-# dumpable (so a run cannot ptrace it or open its /proc files, memory or fds), and keeps one child
-# forked ahead, back to a cold sandbox's state with its streams set up, which runs the next request
-# line from stdin as `run_request` does in a cold sandbox. When that process reports its exit code
-# (or exits) the server kills every other process in the sandbox and waits until each is in exit,
-# where it runs nothing of its own; removes every file the run left in the writable folders and
-# SysV IPC objects; and checks that what it cannot restore (device nodes, folder modes) is
-# untouched; if not, it says "tainted" and exits, and the worker starts over cold. Once the run's
-# end is written it waits until the run's processes are gone before it forks the next child. Its
-# stderr is the control channel, which no run can write to (fd 2 is a pipe in the child before
-# learner code starts):
+# PID 1 of the sandbox's PID namespace (so nothing in the sandbox can kill or stop it: the kernel
+# drops SIGKILL and SIGSTOP sent to a namespace's init from inside), not dumpable (so a run cannot
+# ptrace it or open its /proc files, memory or fds). It keeps one child forked ahead, which runs the
+# next request's code as `run_program` does. When that process reports its exit code (or exits) the
+# supervisor kills every other process in the sandbox and waits until each is in exit, where it runs
+# nothing of its own; runs the check in a process of its own; and writes the end line. A warm
+# supervisor then removes every file the run left in the writable folders and SysV IPC objects, puts
+# back the folders' times and extended attributes, and checks that what it cannot restore (device
+# nodes, folder modes) is untouched; if not, it says "tainted" and exits, and the worker starts over
+# cold. Its stderr is the control channel (warm only), which no run can write to (fd 2 is a pipe in
+# the child before learner code starts):
 #     {"type": "idle"}                         ready for the first request
 #     {"type": "exited", "exit_code", "oom", "tainted", "run_ms"}   the run is over and cleaned up
 #                                              (run_ms: from the request to the run's end)
 #     {"type": "refused", "message"}           cannot serve; the server exits
-# After "exited" the worker sends a fresh random nonce on stdin (no process of the run can run code
-# to see it) and the server writes {"type": "end", "nonce"} on stdout: the run's last stdout line.
-# A run cannot forge it, so output of one run never reaches the next.
 
 WRITABLE = ("/tmp", "/dev/shm", "/dev/mqueue", "/dev")  # noqa: S108 - the sandbox's own mounts
 PRELOAD = ("torch", "numpy", "matplotlib", "matplotlib.pyplot")
 CATCHABLE = [s for s in signal.Signals if s not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD)]
 # What a fresh Python has (SIGPIPE and SIGXFSZ ignored, SIGINT raising KeyboardInterrupt): a run
-# gets these back, so a write past the file size limit raises as in a cold sandbox.
+# gets these back, so a write past the file size limit raises as in a fresh interpreter.
 STARTING_HANDLERS = {sig: signal.getsignal(sig) for sig in CATCHABLE}
 PR_SET_DUMPABLE = 4
 
@@ -418,23 +721,36 @@ def entry_print(path: str) -> tuple:
     return (st.st_mode, st.st_uid, st.st_ino, st.st_rdev, target)
 
 
+def folder_meta(path: str) -> tuple:
+    """What a run could leave on a folder itself: its times and extended attributes."""
+    st = os.lstat(path)
+    try:
+        xattrs = tuple(sorted((name, os.getxattr(path, name)) for name in os.listxattr(path)))
+    except OSError:
+        xattrs = ()
+    return (st.st_atime_ns, st.st_mtime_ns, xattrs)
+
+
 def snapshot() -> dict:
-    """What the writable folders hold when the server is ready: their own mode and each entry."""
+    """What the writable folders hold when the server is ready: their own mode, times and extended
+    attributes, and each entry."""
     shot = {}
     for folder in WRITABLE:
         if os.path.isdir(folder) and not os.path.islink(folder):
             shot[folder] = (
                 entry_print(folder),
+                folder_meta(folder),
                 {name: entry_print(os.path.join(folder, name)) for name in os.listdir(folder)},
             )
     return shot
 
 
 def wipe(shot: dict) -> bool:
-    """Removes what a run added to the writable folders; False when something it had cannot be
-    put back (a device node removed or replaced, a mode changed)."""
+    """Removes what a run added to the writable folders and puts back their times and extended
+    attributes; False when something cannot be put back (a device node removed or replaced, a
+    mode changed, a folder this user does not own touched)."""
     clean = True
-    for folder, (own, entries) in shot.items():
+    for folder, (own, meta, entries) in shot.items():
         try:
             if entry_print(folder) != own:
                 clean = False
@@ -445,9 +761,25 @@ def wipe(shot: dict) -> bool:
                 if name in entries:
                     clean = False
                 remove(path)
+            restore_meta(folder, meta)
+            clean = clean and folder_meta(folder) == meta
         except OSError:
             clean = False
     return clean and ipc_clear()
+
+
+def restore_meta(folder: str, meta: tuple) -> None:
+    atime_ns, mtime_ns, xattrs = meta
+    kept = dict(xattrs)
+    with contextlib.suppress(OSError):
+        for name in os.listxattr(folder):
+            if name not in kept:
+                os.removexattr(folder, name)
+        for name, value in kept.items():
+            os.setxattr(folder, name, value)
+    if folder_meta(folder)[:2] != (atime_ns, mtime_ns):
+        with contextlib.suppress(OSError):
+            os.utime(folder, ns=(atime_ns, mtime_ns))
 
 
 def remove(path: str) -> None:
@@ -465,7 +797,8 @@ def remove(path: str) -> None:
 
 
 def ipc_clear() -> bool:
-    """SysV shared memory, semaphores and message queues outlive their processes: remove them."""
+    """SysV shared memory, semaphores and message queues outlive their processes: remove them.
+    (POSIX message queues, shared memory and semaphores are files in /dev/mqueue and /dev/shm.)"""
     libc = ctypes.CDLL(None, use_errno=True)
     ok = True
     for kind, call in (("shm", libc.shmctl), ("sem", None), ("msg", libc.msgctl)):
@@ -530,42 +863,58 @@ def warm_up() -> None:
     repr(torch.softmax(torch.ones(4) @ torch.ones(4, 4), dim=0))
 
 
-# In a run's process forked ahead: the pipe its request comes on, and the pipe it reports its exit
-# code on when the run is over (a process with torch loaded takes milliseconds to exit; the server
-# need not wait for that before it ends the run).
+# In a run's process forked ahead: the pipe its request comes on, the pipe it reports its exit code
+# on when the run is over (a process with torch loaded takes milliseconds to exit; the server need
+# not wait for that before it ends the run), and the pipe its variables go out on for the check.
 REQUEST_FD = 3
 STATUS_FD = 4
+DATA_FD = 5
 PF_EXITING = 0x4  # /proc/<pid>/stat flags: the task is in exit and runs no code of its own
 
 
 class Child:
-    """The next run's process, forked ahead, and the server's ends of its pipes."""
+    """The next run's process, forked ahead, and the supervisor's ends of its pipes."""
 
-    def __init__(self, pid: int, request_w: int, status_r: int):
+    def __init__(self, pid: int, request_w: int, status_r: int, data_r: int):
         self.pid = pid
         self.request_w = request_w
         self.status_r = status_r
+        self.data_r = data_r
+        self.data = bytearray()
+        self.data_over = False
 
     def send(self, line: bytes) -> None:
         with contextlib.suppress(OSError):  # a child that is gone shows as exited
-            request = memoryview(line + b"\n")
-            while request:
-                request = request[os.write(self.request_w, request) :]
+            write_all(self.request_w, line + b"\n")
         os.close(self.request_w)
 
-    def wait(self) -> tuple[str, int | None]:
+    def _take_data(self) -> bool:
+        """Reads what waits on the data pipe; False at its end."""
+        chunk = os.read(self.data_r, CHUNK)
+        if not chunk:
+            return False
+        if len(self.data) + len(chunk) > DATA_LIMIT + CHUNK:
+            self.data_over = True
+        else:
+            self.data += chunk
+        return True
+
+    def wait(self, *, watch_stdin: bool) -> tuple[str, int | None]:
         """Until the run is over: ("reported", exit code) when its process says it is done,
         ("exited", None) when it ended without saying so, ("worker gone", None) when stdin closes
-        first (nobody enforces the run's limits any more)."""
+        first (nobody enforces the run's limits any more). The data pipe is read meanwhile, so a
+        large namespace never blocks the run."""
         try:
             pidfd = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
             pidfd = None  # an older kernel: the status pipe's end of file stands in for it
-        watch = [self.status_r, 0] + ([pidfd] if pidfd is not None else [])
+        watch = [self.status_r, self.data_r] + ([0] if watch_stdin else []) + ([pidfd] if pidfd is not None else [])
         pending = b""
         try:
             while True:
                 readable = select.select(watch, [], [])[0]
+                if self.data_r in readable and not self._take_data():
+                    watch.remove(self.data_r)
                 if self.status_r in readable:
                     data = os.read(self.status_r, CHUNK)
                     # The run's code can write here too: anything but an exit code line is
@@ -588,40 +937,54 @@ class Child:
             if pidfd is not None:
                 os.close(pidfd)
 
+    def take_rest(self) -> bytes | None:
+        """Once every process of the run is gone: the rest of the data pipe, and the whole (None
+        when it was over the limit)."""
+        with contextlib.suppress(OSError):
+            while self._take_data():
+                pass
+        os.close(self.data_r)
+        return None if self.data_over else bytes(self.data)
 
-def fork_child() -> Child:
+
+def fork_child(*, warm: bool) -> Child:
     """Forks the next run's process before its request comes, so a run does not wait for the fork
-    (a copy of a process with torch loaded takes milliseconds) nor for its streams to be set up."""
+    (a copy of a process with torch loaded takes milliseconds) nor for its streams to be set up,
+    and so the process never holds what the supervisor reads afterwards (the check, the nonce)."""
     request_r, request_w = os.pipe()
     status_r, status_w = os.pipe()
+    data_r, data_w = os.pipe()
     pid = os.fork()
     if pid == 0:
         code = 70
         with contextlib.suppress(BaseException):
             # Out of the way of the moves below first, then into place.
-            request_r, status_w = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (request_r, status_w))
+            request_r, status_w, data_w = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (request_r, status_w, data_w))
             os.dup2(request_r, REQUEST_FD, inheritable=False)
             os.dup2(status_w, STATUS_FD, inheritable=False)
-            code = child() & 0xFF
+            os.dup2(data_w, DATA_FD, inheritable=False)
+            code = child(warm=warm) & 0xFF
             os.write(STATUS_FD, f"{code}\n".encode())
         os._exit(code)
     os.close(request_r)
     os.close(status_w)
-    return Child(pid, request_w, status_r)
+    os.close(data_w)
+    return Child(pid, request_w, status_r, data_r)
 
 
-def child() -> int:
-    """The process of one run, forked ahead: back to a cold sandbox's state, its streams set up,
-    then it waits for the request and runs it."""
+def child(*, warm: bool) -> int:
+    """The process of one run, forked ahead: back to a fresh interpreter's state, its streams set
+    up, then it waits for the request and runs it."""
     for sig, handler in STARTING_HANDLERS.items():
         with contextlib.suppress(OSError, ValueError, TypeError):
             signal.signal(sig, handler if handler is not None else signal.SIG_DFL)
-    os.closerange(STATUS_FD + 1, 1 << 16)
+    os.closerange(DATA_FD + 1, 1 << 16)
     set_dumpable(1)
     streams = Streams()
-    # While it waits: the pages a typical run touches are copied now (a fork shares them until
-    # written, and merely using an object writes its reference count), not while the run runs.
-    warm_up()
+    if warm:
+        # While it waits: the pages a typical run touches are copied now (a fork shares them until
+        # written, and merely using an object writes its reference count), not while the run runs.
+        warm_up()
     chunks = []
     while chunk := os.read(REQUEST_FD, CHUNK):
         chunks.append(chunk)
@@ -637,7 +1000,7 @@ def child() -> int:
     numpy = sys.modules.get("numpy")
     if numpy is not None:
         numpy.random.seed()
-    return run_request(request, streams)
+    return run_program(request, streams, DATA_FD)
 
 
 def stop_run() -> None:
@@ -663,46 +1026,62 @@ def task_dying(pid: str) -> bool:
     return True
 
 
-def serve() -> int:
+def refuse(message: str, *, warm: bool) -> int:
+    if warm:
+        control({"type": "refused", "message": message})
+    else:
+        os.write(2, f"harness: {message}\n".encode())
+    return 2
+
+
+def supervise(*, warm: bool) -> int:
+    """Serves requests from stdin: one (cold), or one after another until stdin closes (warm).
+    Cold, the exit code is the learner's program's."""
     if os.getpid() != 1:
-        control({"type": "refused", "message": "the server must be the sandbox's PID 1"})
-        return 2
+        return refuse("the supervisor must be the sandbox's PID 1", warm=warm)
     for sig in CATCHABLE:
         with contextlib.suppress(OSError, ValueError):
             signal.signal(sig, signal.SIG_IGN)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     set_dumpable(0)
     os.environ["MPLBACKEND"] = "Agg"
-    for name in PRELOAD:
-        __import__(name)
-    warm_up()
-    if cuda_initialised():
-        control({"type": "refused", "message": "CUDA was initialised while importing"})
-        return 2
-    gc.collect()
-    # Objects made so far stay out of the collector's way, so children do not copy their pages.
-    gc.freeze()
-    for folder in WRITABLE[:2]:  # caches the imports wrote (matplotlib's font list)
-        for name in os.listdir(folder) if os.path.isdir(folder) else ():
-            remove(os.path.join(folder, name))
-    shot = snapshot()
+    shot = None
+    if warm:
+        for name in PRELOAD:
+            __import__(name)
+        warm_up()
+        if cuda_initialised():
+            return refuse("CUDA was initialised while importing", warm=warm)
+        gc.collect()
+        # Objects made so far stay out of the collector's way, so children do not copy their pages.
+        gc.freeze()
+        for folder in WRITABLE[:2]:  # caches the imports wrote (matplotlib's font list)
+            for name in os.listdir(folder) if os.path.isdir(folder) else ():
+                remove(os.path.join(folder, name))
+        shot = snapshot()
     announced = False
     while True:
         kill_all()  # the last run's processes are gone and their memory released
-        if cuda_initialised() or len(os.listdir("/proc/self/task")) != 1:
-            control({"type": "refused", "message": "the server is not in a state to fork"})
-            return 2
-        child = fork_child()
-        if not announced:
+        if warm and (cuda_initialised() or len(os.listdir("/proc/self/task")) != 1):
+            return refuse("the server is not in a state to fork", warm=warm)
+        child = fork_child(warm=warm)
+        if warm and not announced:
             control({"type": "idle"})
             announced = True
         line = read_line(0)
         if not line:
             return 0  # the worker handed the sandbox back
+        try:
+            request = json.loads(line)
+            nonce = str(request.pop("nonce", ""))
+            check_code = str(request.pop("check", "") or "")
+        except (ValueError, AttributeError):
+            return refuse("the request is not a JSON object", warm=warm)
+        request["export"] = bool(check_code)
         ooms = oom_kills()
         run_started = time.monotonic()
-        child.send(line)
-        how, exit_code = child.wait()
+        child.send(json.dumps(request).encode())
+        how, exit_code = child.wait(watch_stdin=warm)
         if how == "worker gone":
             kill_all()
             return 0
@@ -710,25 +1089,33 @@ def serve() -> int:
         if how == "exited":
             exit_code = os.waitstatus_to_exitcode(os.waitpid(child.pid, 0)[1])
         stop_run()
-        clean = wipe(shot)
-        control(
-            {
-                "type": "exited",
-                "exit_code": exit_code,
-                "oom": oom_kills() > ooms,
-                "tainted": not clean,
-                "run_ms": round(run_ms, 1),
-            }
-        )
+        data = child.take_rest()
+        verdict = None
+        if check_code and exit_code == 0:
+            if data:
+                verdict = check_in_own_process(check_code, request.get("modules"), data, request.get("limits") or {})
+            else:
+                verdict = {"passed": False, "message": CHECK_UNREADABLE}
+            stop_run()
+        clean = wipe(shot) if warm else True
+        if warm:
+            control(
+                {
+                    "type": "exited",
+                    "exit_code": exit_code,
+                    "oom": oom_kills() > ooms,
+                    "tainted": not clean,
+                    "run_ms": round(run_ms, 1),
+                }
+            )
+        # A newline first: the run's last line may lack one, and the end line must start a line.
+        write_all(1, ("\n" + json.dumps({"type": "end", "nonce": nonce, "check": verdict}) + "\n").encode())
+        if not warm:
+            kill_all()
+            return exit_code if exit_code >= 0 else 128 - exit_code
         if not clean:
             return 3
-        nonce = read_line(0).decode("ascii", "replace")
-        if not nonce:
-            return 0
-        end = (json.dumps({"type": "end", "nonce": nonce}) + "\n").encode()
-        while end:
-            end = end[os.write(1, end) :]
 
 
 if __name__ == "__main__":
-    os._exit(serve() if sys.argv[1:] == ["--serve"] else main())
+    os._exit(supervise(warm=sys.argv[1:] == ["--serve"]))

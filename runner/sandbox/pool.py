@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from .base import EventSink, Limits, RunRequest, RunResult, setting
-from .protocol import STDERR_TAIL, request_payload, run_result, supervise
+from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
 
 logger = logging.getLogger(__name__)
 
@@ -152,9 +152,15 @@ class WarmSandbox:
         started, which no program can cause, so the run may start over cold) and whether the
         sandbox may serve again."""
         limits = request.limits
+        end = EndLine()
         payload = request_payload(
-            request, address_space=self.address_space, processes=self.processes, cpu_s=int(limits.wall_s) + 5
+            request,
+            address_space=self.address_space,
+            processes=self.processes,
+            nonce=end.nonce,
+            cpu_s=int(limits.wall_s) + 5,
         )
+        ooms = self.oom_kills()
         # The run's limits start now, not when the sandbox started.
         started = time.monotonic()
         self.runs += 1
@@ -162,12 +168,14 @@ class WarmSandbox:
             self._send(payload)
         except OSError:
             self._on_eof()
-        stream = _RunStream(self)
+        stream = _RunStream(self, end)
         collector, timed_out = supervise(
-            read=stream.read, kill=self._kill_quietly, limits=limits, on_event=on_event, started=started
+            read=stream.read, kill=self._kill_quietly, limits=limits, on_event=on_event, started=started, end=end
         )
         self.last_used = time.monotonic()
-        reusable = stream.ended and not stream.tainted and not timed_out and not collector.output_full
+        reusable = (
+            stream.ended and not stream.tainted and not end.trailing and not timed_out and not collector.output_full
+        )
         exit_code = stream.exit_code
         if not stream.ended:
             self._kill_quietly()
@@ -175,17 +183,23 @@ class WarmSandbox:
                 exit_code = self._exit_code()
             if not collector.ready and not timed_out and collector.events == 0:
                 return None, False
+        oom = stream.oom or (ooms is not None and (self.oom_kills() or 0) > ooms)
         result = run_result(
             collector=collector,
             exit_code=exit_code,
             timed_out=timed_out,
-            oom_killed=stream.oom,
+            oom_killed=oom,
             limits=limits,
             started=started,
             stderr_tail=bytes(self._diagnostics).decode("utf-8", "replace"),
             details={"backend": self.backend_name, "warm": True, "sandbox": self.id, "run_ms": stream.run_ms},
         )
         return result, reusable
+
+    def oom_kills(self) -> int | None:
+        """The sandbox's count of processes killed for memory, where the worker reads it (None:
+        the server reports it itself)."""
+        return None
 
     # Which limits the harness sets itself (protocol.request_payload): the backend's choice.
     address_space = True
@@ -208,64 +222,44 @@ def _control(line: bytes) -> dict | None:
 
 
 class _RunStream:
-    """The sandbox's stdout for one run, up to the server's end line, which carries a nonce the
-    worker makes only once the run's processes are gone (so a run cannot forge the end)."""
+    """The sandbox's stdout for one run, up to the supervisor's end line (EndLine: it carries the
+    run's nonce, so a run cannot forge it), and the run's exit report from the control channel. The
+    run is over when both have come (they travel on different pipes), or the sandbox is gone."""
 
-    def __init__(self, sandbox: WarmSandbox):
+    def __init__(self, sandbox: WarmSandbox, end: EndLine):
         self.sandbox = sandbox
-        self.buffer = b""
-        self.nonce = ""
-        self.ended = False
+        self.end = end
+        self.exited = False
         self.tainted = False
         self.exit_code: int | None = None
         self.oom = False
         self.run_ms: float | None = None
 
+    @property
+    def ended(self) -> bool:
+        return self.end.seen and self.exited
+
     def read(self) -> bytes:
         while not self.ended:
             kind, value = self.sandbox._inbox.get()
             if kind == "eof":
-                self.ended = False
-                rest, self.buffer = self.buffer, b""
-                if rest:
-                    self.sandbox._inbox.put(("eof", None))
-                    return rest
-                return b""
-            if kind == "ctl" and value.get("type") == "exited" and not self.nonce:
+                # Left for the next read: the sandbox is gone for good.
+                self.sandbox._inbox.put(("eof", None))
+                return self.end.flush()
+            if kind == "ctl" and value.get("type") == "exited" and not self.exited:
+                self.exited = True
                 code = value.get("exit_code")
                 self.exit_code = code if isinstance(code, int) else None
                 self.oom = value.get("oom") is True
                 run_ms = value.get("run_ms")
                 self.run_ms = float(run_ms) if isinstance(run_ms, int | float) else None
                 self.tainted = value.get("tainted") is not False
-                if self.tainted:
-                    continue  # the server exits; eof follows
-                self.nonce = secrets.token_hex(16)
-                with contextlib.suppress(OSError):
-                    self.sandbox._send((self.nonce + "\n").encode())
                 continue
-            if kind != "out":
-                continue
-            self.buffer += value
-            out = self._take_lines()
-            if out or self.ended:
-                return out
+            if kind == "out":
+                out = self.end.take(value)
+                if out:
+                    return out
         return b""
-
-    def _take_lines(self) -> bytes:
-        cut = self.buffer.rfind(b"\n") + 1
-        if not cut:
-            return b""
-        lines, self.buffer = self.buffer[:cut], self.buffer[cut:]
-        if self.nonce:
-            end = (json.dumps({"type": "end", "nonce": self.nonce}) + "\n").encode()
-            at = lines.find(end)
-            if at == 0 or (at > 0 and lines[at - 1 : at] == b"\n"):
-                self.ended = True
-                # Nothing may follow the end line: the server waits for the next request.
-                self.tainted = bool(lines[at + len(end) :] or self.buffer)
-                return lines[:at]
-        return lines
 
 
 class WarmPool:

@@ -12,6 +12,7 @@ import base64
 import binascii
 import json
 import re
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -27,8 +28,12 @@ MAX_MESSAGE = 2000
 STDERR_TAIL = 4000
 
 
-def request_payload(request: RunRequest, *, address_space: bool, processes: bool, cpu_s: int | None = None) -> bytes:
-    """What the harness reads on stdin. `address_space`: the harness also caps its address space
+def request_payload(
+    request: RunRequest, *, address_space: bool, processes: bool, nonce: str, cpu_s: int | None = None
+) -> bytes:
+    """What the harness reads on stdin. `nonce`: the run's secret, which the harness's supervisor
+    writes back on the end line (EndLine) and no process of the run ever holds.
+    `address_space`: the harness also caps its address space
     at the memory limit (where no cgroup does it; never with a GPU, whose driver maps far more).
     `processes`: the harness also caps processes with RLIMIT_NPROC, which the kernel counts per
     user namespace and uid: right in a sandbox with a user namespace of its own (bubblewrap), wrong
@@ -48,7 +53,82 @@ def request_payload(request: RunRequest, *, address_space: bool, processes: bool
     if cpu_s:
         harness_limits["cpu_s"] = cpu_s
     # One line: the harness reads up to the newline, so it never waits for the end of stdin.
-    return (json.dumps({"code": request.code, "check": request.check_code, "limits": harness_limits}) + "\n").encode()
+    payload = {
+        "code": request.code,
+        "check": request.check_code,
+        "limits": harness_limits,
+        "modules": [list(module) for module in request.modules],
+        "nonce": nonce,
+    }
+    return (json.dumps(payload) + "\n").encode()
+
+
+class EndLine:
+    """Finds the harness's end line in a sandbox's stdout: the line that starts with the run's
+    nonce, written by the supervisor once every process of the run is gone. It carries the check's
+    verdict, the only one the worker takes (a check event a program writes itself is ignored).
+    `reader(read)` wraps a read function: it passes everything before the end line through and
+    returns b"" after it."""
+
+    def __init__(self, nonce: str | None = None):
+        self.nonce = nonce or secrets.token_hex(16)
+        self.prefix = json.dumps({"type": "end", "nonce": self.nonce})[:-1].encode()
+        self.seen = False
+        self.trailing = False
+        self.check: dict | None = None
+        self._tail = b""
+
+    def take(self, data: bytes) -> bytes:
+        """Feeds bytes; returns those that come before the end line."""
+        if self.seen:
+            self.trailing = self.trailing or bool(data)
+            return b""
+        buffer = self._tail + data
+        # The supervisor starts the end line with a newline of its own: a program's last line without
+        # one cannot hide it.
+        at = buffer.find(b"\n" + self.prefix)
+        start = at + 1 if at >= 0 else -1
+        if start < 0:
+            # Keep what could be the start of the end line; pass the rest on.
+            keep = len(self.prefix) + 1
+            out, self._tail = buffer[:-keep] if len(buffer) > keep else b"", buffer[-keep:]
+            return out
+        end = buffer.find(b"\n", start)
+        if end < 0:
+            # The end line is still arriving.
+            self._tail = buffer
+            return b""
+        self._parse(buffer[start:end])
+        self.seen = True
+        self.trailing = bool(buffer[end + 1 :])
+        self._tail = b""
+        return buffer[:start]
+
+    def flush(self) -> bytes:
+        """At the end of the stream: what was held back, when no end line came."""
+        rest, self._tail = (b"" if self.seen else self._tail), b""
+        return rest
+
+    def _parse(self, line: bytes) -> None:
+        try:
+            check = json.loads(line).get("check")
+        except (ValueError, AttributeError):
+            return
+        if isinstance(check, dict) and isinstance(check.get("passed"), bool) and isinstance(check.get("message"), str):
+            self.check = {"type": "check", "passed": check["passed"], "message": check["message"][:MAX_MESSAGE]}
+
+    def reader(self, read: Callable[[], bytes]) -> Callable[[], bytes]:
+        def read_until_end() -> bytes:
+            while not self.seen:
+                data = read()
+                if not data:
+                    return self.flush()
+                out = self.take(data)
+                if out:
+                    return out
+            return b""
+
+        return read_until_end
 
 
 def size_words(n: float) -> str:
@@ -160,8 +240,9 @@ class Collector:
                 self.error = event
             self._emit(event)
         elif kind == "check":
-            # Held back until the end: the last check the harness sends is the one that counts.
-            self.check = event
+            # Only the end line carries the verdict (EndLine): a check event on the stream was
+            # written by the program, and is dropped.
+            pass
 
     def _parse(self, raw: bytes) -> Event | None:
         try:
@@ -247,7 +328,13 @@ class Collector:
 
 
 def supervise(
-    *, read: Callable[[], bytes], kill: Callable[[], None], limits: Limits, on_event: EventSink, started: float
+    *,
+    read: Callable[[], bytes],
+    kill: Callable[[], None],
+    limits: Limits,
+    on_event: EventSink,
+    started: float,
+    end: EndLine | None = None,
 ) -> tuple[Collector, bool]:
     """Reads the sandbox's stdout until it closes, killing the sandbox when the output cap or the
     wall deadline (counted from `started`, a time.monotonic()) is passed. Returns the collector
@@ -280,6 +367,8 @@ def supervise(
     if timed_out:
         kill_once()
         thread.join(timeout=10)
+    if end is not None:
+        collector.check = end.check
     collector.finish()
     return collector, timed_out and not collector.output_full
 
