@@ -673,7 +673,7 @@ def check_in_own_process(check_code: str, modules, data: bytes, limits: dict) ->
 # supervisor kills every other process in the sandbox and waits until each is in exit, where it runs
 # nothing of its own; runs the check in a process of its own; and writes the end line. A warm
 # supervisor then removes every file the run left in the writable folders and SysV IPC objects, puts
-# back the folders' times and extended attributes, and checks that what it cannot restore (device
+# back the folders' modification times and extended attributes, and checks that what it cannot restore (device
 # nodes, folder modes) is untouched; if not, it says "tainted" and exits, and the worker starts over
 # cold. Its stderr is the control channel (warm only), which no run can write to (fd 2 is a pipe in
 # the child before learner code starts):
@@ -722,18 +722,19 @@ def entry_print(path: str) -> tuple:
 
 
 def folder_meta(path: str) -> tuple:
-    """What a run could leave on a folder itself: its times and extended attributes."""
+    """What a run could leave on a folder itself: its modification time and extended attributes.
+    (Not its access time: the supervisor lists every folder after every run itself.)"""
     st = os.lstat(path)
     try:
         xattrs = tuple(sorted((name, os.getxattr(path, name)) for name in os.listxattr(path)))
     except OSError:
         xattrs = ()
-    return (st.st_atime_ns, st.st_mtime_ns, xattrs)
+    return (st.st_mtime_ns, xattrs)
 
 
 def snapshot() -> dict:
-    """What the writable folders hold when the server is ready: their own mode, times and extended
-    attributes, and each entry."""
+    """What the writable folders hold when the server is ready: their own mode, modification time
+    and extended attributes, and each entry."""
     shot = {}
     for folder in WRITABLE:
         if os.path.isdir(folder) and not os.path.islink(folder):
@@ -769,7 +770,7 @@ def wipe(shot: dict) -> bool:
 
 
 def restore_meta(folder: str, meta: tuple) -> None:
-    atime_ns, mtime_ns, xattrs = meta
+    mtime_ns, xattrs = meta
     kept = dict(xattrs)
     with contextlib.suppress(OSError):
         for name in os.listxattr(folder):
@@ -777,9 +778,9 @@ def restore_meta(folder: str, meta: tuple) -> None:
                 os.removexattr(folder, name)
         for name, value in kept.items():
             os.setxattr(folder, name, value)
-    if folder_meta(folder)[:2] != (atime_ns, mtime_ns):
+    if os.lstat(folder).st_mtime_ns != mtime_ns:
         with contextlib.suppress(OSError):
-            os.utime(folder, ns=(atime_ns, mtime_ns))
+            os.utime(folder, ns=(os.lstat(folder).st_atime_ns, mtime_ns))
 
 
 def remove(path: str) -> None:

@@ -157,7 +157,7 @@ class LocalBackend:
         try:
             proc, group = self._start(limits, f"run-{request.run_id}", cpu_s=int(limits.wall_s) + 5)
         except (OSError, subprocess.SubprocessError) as e:
-            return RunResult(status="error", reason=f"the local sandbox could not start: {e}")
+            return RunResult(status="error", reason=f"the local sandbox is not set up: {e}")
         ooms = group.oom_kills() if group else 0
         self._running[request.run_id] = proc
         stderr_chunks: list[bytes] = []

@@ -176,7 +176,11 @@ import socket
 for port in (5432, 6379, 8000, 8001, 5555, 22, 80, 2375):
     attempt(f"connect 127.0.0.1:{port}", lambda: socket.create_connection(("127.0.0.1", port), timeout=1))
 attempt("resolve a name", lambda: socket.getaddrinfo("example.com", 80))
-names = [n for _, n in socket.if_nameindex()]
+try:
+    names = [n for _, n in socket.if_nameindex()]
+except OSError:  # netlink sockets are refused (seccomp); the kernel's list, where /sys shows it
+    import os
+    names = os.listdir("/sys/class/net") if os.path.isdir("/sys/class/net") else []
 print("OK interfaces" if set(names) <= {"lo"} else f"LEAK interfaces {names}")
 """,
         contained(says="OK interfaces"),

@@ -6,6 +6,7 @@ import threading
 import docker
 import pytest
 
+from runner.sandbox import seccomp
 from runner.sandbox.base import Limits, RunRequest
 from runner.sandbox.docker import LABEL_SANDBOX, DockerBackend
 
@@ -15,12 +16,16 @@ def test_it_sets_every_limit_on_the_container():
         RunRequest(run_id="r1", code="print(1)")
     )
     assert config["network_mode"] == "none" and config["read_only"] is True
-    assert config["tmpfs"] == {"/tmp": "size=67108864,mode=1777"}
+    assert config["tmpfs"] == {
+        "/tmp": "size=67108864,nr_inodes=4096,mode=1777,uid=65534,gid=65534",
+        "/dev/shm": "size=16777216,nr_inodes=256,mode=1777,uid=65534,gid=65534",
+    }
     assert config["mem_limit"] == config["memswap_limit"] == 2 * 1024**3
     assert config["nano_cpus"] == 1_000_000_000 and config["pids_limit"] == 64
     ulimits = {u["Name"]: (u["Soft"], u["Hard"]) for u in config["ulimits"]}
     assert ulimits["nofile"] == (256, 256) and ulimits["fsize"] == (10 * 1024**2,) * 2
-    assert config["cap_drop"] == ["ALL"] and config["security_opt"] == ["no-new-privileges"]
+    assert config["cap_drop"] == ["ALL"] and config["security_opt"][0] == "no-new-privileges"
+    assert config["security_opt"][1] == f"seccomp={seccomp.docker_profile()}"
     assert config["user"] == "65534:65534"
     assert config["labels"] == {"easycompilers.run": "r1", LABEL_SANDBOX: "1"}
     assert not any(k in config["environment"] for k in ("SECRET_KEY", "DATABASE_URL", "REDIS_URL"))

@@ -6,7 +6,7 @@ import json
 import time
 
 from runner.sandbox.base import Limits
-from runner.sandbox.protocol import Collector, run_result
+from runner.sandbox.protocol import Collector, EndLine, run_result
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
 
@@ -56,15 +56,57 @@ def test_it_turns_garbage_and_forged_lines_into_stderr_text():
     assert events[0]["text"] == "not json \ufffd\n"
 
 
-def test_it_reports_only_the_last_check_at_the_end():
+def test_it_drops_check_events_written_on_the_stream():
     _, events = collect(
         {"type": "ready"},
         {"type": "check", "passed": True, "message": "forged"},
         {"type": "stream", "name": "stdout", "text": "x"},
-        {"type": "check", "passed": False, "message": "real"},
     )
-    assert events[-1] == {"type": "check", "passed": False, "message": "real"}
-    assert sum(e["type"] == "check" for e in events) == 1
+    assert [e["type"] for e in events] == ["stream"]
+
+
+def end_line(end, check):
+    return ("\n" + json.dumps({"type": "end", "nonce": end.nonce, "check": check}) + "\n").encode()
+
+
+def read_all(end, chunks):
+    """Everything the EndLine reader passes on, reading `chunks` one by one."""
+    source = iter(chunks)
+    read = end.reader(lambda: next(source, b""))
+    out = b""
+    while piece := read():
+        out += piece
+    return out
+
+
+def test_it_takes_the_check_only_from_the_end_line_with_the_runs_nonce():
+    end = EndLine()
+    forged = EndLine()  # a program cannot know the run's nonce: it can only guess one
+    stream = (
+        b'{"type": "stream", "name": "stdout", "text": "hi"}\n'
+        + end_line(forged, {"passed": True, "message": "forged"})
+        + b"last line without a newline"
+        + end_line(end, {"passed": False, "message": "real"})
+    )
+    # Cut into pieces of every size, so the end line also arrives split across reads.
+    for size in (1, 7, 64, len(stream)):
+        end = EndLine(end.nonce)
+        passed_on = read_all(end, [stream[i : i + size] for i in range(0, len(stream), size)])
+        assert end.seen and end.check == {"type": "check", "passed": False, "message": "real"}
+        assert b"forged" in passed_on and b"last line without a newline" in passed_on
+        assert end.nonce.encode() not in passed_on
+
+
+def test_it_says_when_anything_follows_the_end_line():
+    end = EndLine()
+    read_all(end, [end_line(end, None) + b"more\n"])
+    assert end.seen and end.check is None and end.trailing
+
+
+def test_a_stream_without_an_end_line_passes_everything_on():
+    end = EndLine()
+    assert read_all(end, [b"a" * 10, b"b" * 100]) == b"a" * 10 + b"b" * 100
+    assert not end.seen and end.check is None
 
 
 def test_it_stops_at_the_output_cap_and_says_so():

@@ -238,7 +238,9 @@ def test_it_ends_a_warm_sandbox_whose_worker_went_away_mid_run(warm_backend):
         assert sandbox.wait_ready()
         code = f"import subprocess, sys, time\nsubprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', '{MARKER}w'])\nprint('started', flush=True)\ntime.sleep(600)\n"
         request = RunRequest(run_id="gone", code=code, limits=Limits(wall_s=600))
-        sandbox._send(request_payload(request, address_space=sandbox.address_space, processes=sandbox.processes))
+        sandbox._send(
+            request_payload(request, address_space=sandbox.address_space, processes=sandbox.processes, nonce="n")
+        )
         deadline = time.monotonic() + 60
         while not host_processes_with(f"{MARKER}w"):
             assert time.monotonic() < deadline, "the run never started"
