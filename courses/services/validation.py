@@ -348,21 +348,27 @@ def _check_exercise(
     report.exercises_run += 1
     starter = _run(sandbox, exercise, exercise.starter_code, modules)
     if starter.status in ("error", "timed_out"):
-        report.add(starter_file, None, f"the starter code did not run to its end: {starter.status} ({starter.reason})")
+        report.add(starter_file, 1, f"the starter code did not run to its end: {starter.status} ({starter.reason})")
     if not exercise.check_code:
         return
+    check_line = _line_in(exercise.check_code, "def check(")
     if starter.passed:
-        report.add(check_file, None, "the starter code passes the check: the exercise asks nothing of the learner")
+        report.add(
+            check_file, check_line, "the starter code passes the check: the exercise asks nothing of the learner"
+        )
     if not exercise.solution_code:
-        report.add(check_file, None, f"no solution file {solution_file}: nothing shows the check can be passed")
+        report.add(check_file, check_line, f"no solution file {solution_file}: nothing shows the check can be passed")
         return
     solution = _run(sandbox, exercise, exercise.solution_code, modules)
+    keys = key_lines(solution=exercise.solution_code, starter=exercise.starter_code)
     if not solution.passed:
         said = "; ".join(solution.failure_messages()) or "no check result"
-        report.add(solution_file, None, f"the solution does not pass its check ({solution.status}: {said})")
+        # At the first line the solution changes: where an author looks first.
+        line = keys[0][0] if keys else 1
+        report.add(solution_file, line, f"the solution does not pass its check ({solution.status}: {said})")
     for message in starter.failure_messages():
         flat = " ".join(message.split())
-        for _number, line in key_lines(solution=exercise.solution_code, starter=exercise.starter_code):
+        for _number, line in keys:
             if " ".join(line.split()) in flat:
                 report.add(
                     check_file,

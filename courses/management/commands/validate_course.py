@@ -43,5 +43,6 @@ class Command(BaseCommand):
             count = len(report.problems)
             self.stderr.write(f"{directory}: {count} problem{'s' if count != 1 else ''}")
             sys.exit(1)
-        ran = "" if no_run else f", {report.exercises_run} exercises run in the sandbox"
+        count = report.exercises_run
+        ran = "" if no_run else f", {count} exercise{'s' if count != 1 else ''} run in the sandbox"
         self.stderr.write(f"{directory}: no problems{ran}")
