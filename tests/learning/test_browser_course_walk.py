@@ -108,8 +108,9 @@ def _run_solution(page, part: Part, exercise: Exercise) -> None:
         figure = output.locator(".out-figure img").first
         expect(figure).to_be_visible()
         assert figure.evaluate("(img) => img.complete && img.naturalWidth") > 100, exercise.slug
-        section.scroll_into_view_if_needed()
-        section.screenshot(path=ARTIFACTS / f"walk-part-{part.number:02d}-{exercise.slug}.png")
+        # The figure itself: the output pane scrolls, so a shot of the whole exercise would cut it.
+        figure.scroll_into_view_if_needed()
+        figure.screenshot(path=ARTIFACTS / f"walk-part-{part.number:02d}-{exercise.slug}.png")
 
 
 def _answer_quiz(page, answers: list[str]) -> None:
