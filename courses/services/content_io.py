@@ -358,6 +358,9 @@ def _body_references(body: str, first_line: int) -> list[tuple[int, str, str]]:
 
 def _check_python(code: str, *, file: str, needs_check: bool) -> None:
     try:
+        # compile(), not only ast.parse(): it also refuses what only the compiler sees ('return'
+        # outside a function, 'nonlocal' at module level), which would fail in every run.
+        compile(code, file, "exec", dont_inherit=True)
         tree = ast.parse(code, filename=file)
     except SyntaxError as error:
         raise ContentError(file, error.lineno, f"Python syntax error: {error.msg}") from None
