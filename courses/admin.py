@@ -12,7 +12,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
-from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Question
+from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
 from courses.services.chapters import (
     PARK,
     chapter_exercises_follow_body,
@@ -51,8 +51,18 @@ def _save_formset_in_safe_order(formset) -> list:
 # --- Courses -------------------------------------------------------------------------------
 
 
+class CourseModuleInline(admin.StackedInline):
+    """The course's lib/ modules: what every exercise and check of the course can import."""
+
+    model = CourseModule
+    extra = 0
+    fields = ("name", "source")
+    ordering = ("name",)
+
+
 @admin.register(Course)
 class CourseAdmin(admin.ModelAdmin):
+    inlines = (CourseModuleInline,)
     list_display = ("title", "slug", "level", "published", "chapter_count", "updated_at")
     list_filter = ("published", "level", "instructors")
     search_fields = ("title", "slug", "summary")

@@ -4,8 +4,11 @@ Content is authored as files (courses/content/) or in the admin; rules the data 
 are database constraints, so neither path can store a course the pages cannot show.
 """
 
+import importlib.util
+import keyword
 import math
 import re
+import sys
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -19,6 +22,34 @@ RESERVED_CHAPTER_SLUGS = frozenset({"glossary"})
 TIME_LIMIT_MAX_S = 120
 # Exercises sit in a chapter's Markdown at a line of their own: [[exercise:<slug>]]
 EXERCISE_MARKER_RE = re.compile(r"^\[\[exercise:(?P<slug>[a-z0-9][a-z0-9-]*)\]\]\s*$", re.MULTILINE)
+MODULE_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+MODULE_NAME_MAX = 64
+
+
+def module_name_problem(name: str) -> str:
+    """Why `name` cannot be a course module (empty: it can). A course module is imported by name in
+    the sandbox, next to the standard library and the packages installed there: a module called
+    `math` or `torch` would replace the real one for every exercise of the course."""
+    if not MODULE_NAME_RE.match(name) or len(name) > MODULE_NAME_MAX:
+        return (
+            f"module name '{name}' must be a lowercase Python identifier "
+            f"(a-z, then a-z, 0-9 or _; at most {MODULE_NAME_MAX} characters)"
+        )
+    if keyword.iskeyword(name):
+        return f"module name '{name}' is a Python keyword"
+    if name in sys.stdlib_module_names:
+        return f"module name '{name}' would shadow the standard-library module '{name}'"
+    # The sandbox installs a subset of what this environment has (runner/image/requirements.txt),
+    # so a name free here is free there.
+    if importlib.util.find_spec(name) is not None:
+        return f"module name '{name}' would shadow the installed module '{name}'"
+    return ""
+
+
+def validate_module_name(name: str) -> None:
+    problem = module_name_problem(name)
+    if problem:
+        raise ValidationError(problem[0].upper() + problem[1:] + ".")
 
 
 class Level(models.TextChoices):
@@ -190,6 +221,40 @@ class GlossaryTerm(models.Model):
 
     def __str__(self):
         return self.term
+
+
+class CourseModule(models.Model):
+    """A Python module of the course (its lib/<name>.py): every exercise of the course, and every
+    check, can `import <name>`; the runner installs the course's modules in the sandbox."""
+
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="modules")
+    name = models.CharField(
+        max_length=MODULE_NAME_MAX,
+        validators=[validate_module_name],
+        help_text="Imported by this name: a lowercase identifier that shadows no standard or installed module.",
+    )
+    source = models.TextField(help_text="Python source; it must compile.")
+
+    class Meta:
+        ordering = ["course", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["course", "name"],
+                name="course_module_unique_name",
+                violation_error_message="The course already has a module with this name.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.name}.py"
+
+    def clean(self):
+        try:
+            compile(self.source, f"lib/{self.name}.py", "exec")
+        except SyntaxError as error:
+            raise ValidationError({"source": f"Line {error.lineno}: Python syntax error: {error.msg}."}) from None
+        except ValueError as error:  # e.g. a NUL byte in the source
+            raise ValidationError({"source": f"Not Python source: {error}."}) from None
 
 
 # --- Learners' progress -------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from courses.models import (
     ChapterProgress,
     Choice,
     Course,
+    CourseModule,
     Enrolment,
     Exercise,
     ExerciseState,
@@ -92,6 +93,13 @@ def exercise_list_for_user(*, user) -> QuerySet[Exercise]:
     visible = exercises.filter(chapter__course__published=True, chapter__published=True)
     taught = exercises.filter(chapter__course__instructors=user)
     return (visible | taught).distinct()
+
+
+def course_modules_for_exercise(*, exercise: Exercise) -> tuple[tuple[str, str], ...]:
+    """The (name, source) of every module of the exercise's course, by name: what a run of the
+    exercise installs in its sandbox (RunRequest.modules)."""
+    rows = CourseModule.objects.filter(course__chapters__exercises=exercise).order_by("name")
+    return tuple(rows.values_list("name", "source"))
 
 
 def exercise_state_get(*, user, exercise: Exercise) -> ExerciseState | None:

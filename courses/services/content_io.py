@@ -24,10 +24,12 @@ from courses.models import (
     Chapter,
     Choice,
     Course,
+    CourseModule,
     Exercise,
     GlossaryTerm,
     Level,
     Question,
+    module_name_problem,
 )
 from courses.services.chapters import PARK, chapter_reading_time_refresh, rows_park
 
@@ -153,6 +155,12 @@ class TermSpec:
 
 
 @dataclass
+class ModuleSpec:
+    name: str
+    source: str
+
+
+@dataclass
 class CourseSpec:
     slug: str
     title: str
@@ -163,6 +171,7 @@ class CourseSpec:
     instructors_line: int
     glossary: list[TermSpec]
     chapters: list[ChapterSpec]
+    modules: list[ModuleSpec] = field(default_factory=list)
 
 
 class _Reader:
@@ -349,6 +358,9 @@ def _body_references(body: str, first_line: int) -> list[tuple[int, str, str]]:
 
 def _check_python(code: str, *, file: str, needs_check: bool) -> None:
     try:
+        # compile(), not only ast.parse(): it also refuses what only the compiler sees ('return'
+        # outside a function, 'nonlocal' at module level), which would fail in every run.
+        compile(code, file, "exec", dont_inherit=True)
         tree = ast.parse(code, filename=file)
     except SyntaxError as error:
         raise ContentError(file, error.lineno, f"Python syntax error: {error.msg}") from None
@@ -525,6 +537,27 @@ def _read_chapter(folder: Path, *, glossary: set[str]) -> ChapterSpec:
     )
 
 
+def _read_modules(root: Path) -> list[ModuleSpec]:
+    """The course modules: every lib/<name>.py, importable by name in every exercise and check."""
+    folder = root / "lib"
+    if not folder.is_dir():
+        return []
+    modules = []
+    for path in sorted(folder.iterdir()):
+        if path.name.startswith(".") or path.name == "__pycache__":
+            continue  # an editor's or Python's own files, not the author's
+        file = f"lib/{path.name}"
+        if path.is_dir() or path.suffix != ".py":
+            raise ContentError(file, None, "lib/ holds course modules only: one <name>.py file each, no folders")
+        problem = module_name_problem(path.stem)
+        if problem:
+            raise ContentError(file, None, problem)
+        source = _read_text(path, file=file)
+        _check_python(source, file=file, needs_check=False)
+        modules.append(ModuleSpec(name=path.stem, source=source))
+    return modules
+
+
 def course_read(*, path: str | Path) -> CourseSpec:
     """Read and check a course folder without touching the database (usernames aside)."""
     root = Path(path)
@@ -549,7 +582,7 @@ def course_read(*, path: str | Path) -> CourseSpec:
             if any(other.slug == chapter.slug for other in chapters):
                 raise ContentError(f"chapters/{folder.name}", None, f"another chapter has the slug '{chapter.slug}'")
             chapters.append(chapter)
-    return CourseSpec(glossary=glossary, chapters=chapters, **values)
+    return CourseSpec(glossary=glossary, chapters=chapters, modules=_read_modules(root), **values)
 
 
 # --- Writing ----------------------------------------------------------------------------------
@@ -568,7 +601,7 @@ class ImportReport:
 
     def summary(self) -> str:
         def counts(counter: Counter) -> str:
-            kinds = ["course", "chapter", "exercise", "question", "choice", "glossary term"]
+            kinds = ["course", "chapter", "exercise", "question", "choice", "glossary term", "module"]
             parts = [f"{counter[kind]} {kind}{'s' if counter[kind] != 1 else ''}" for kind in kinds if counter[kind]]
             return ", ".join(parts) or "nothing"
 
@@ -605,6 +638,18 @@ def _sync_glossary(course: Course, spec: CourseSpec, report: ImportReport) -> No
     for key, term in wanted.items():
         row = existing.get(key) or GlossaryTerm(course=course)
         _upsert(row, {"term": term.term, "definition": term.definition}, kind="glossary term", report=report)
+
+
+def _sync_modules(course: Course, spec: CourseSpec, report: ImportReport) -> None:
+    existing = {module.name: module for module in course.modules.all()}
+    wanted = {module.name: module for module in spec.modules}
+    for name, module in existing.items():
+        if name not in wanted:
+            module.delete()
+            report.removed["module"] += 1
+    for name, module in wanted.items():
+        row = existing.get(name) or CourseModule(course=course)
+        _upsert(row, {"name": name, "source": module.source}, kind="module", report=report)
 
 
 def _sync_exercises(chapter: Chapter, spec: ChapterSpec, report: ImportReport) -> None:
@@ -712,6 +757,7 @@ def course_import(*, path: str | Path) -> ImportReport:
             if not report.created["course"]:
                 report.updated["course"] = 1
         _sync_glossary(course, spec, report)
+        _sync_modules(course, spec, report)
         _sync_chapters(course, spec, report)
     return report
 
@@ -760,15 +806,16 @@ def _remove_tree(path: Path) -> None:
 def course_export(*, course: Course, path: str | Path) -> None:
     """Write a course as a folder (FORMAT.md), byte for byte the same for the same rows.
 
-    The folder's course.yaml, glossary.yaml and chapters/ are replaced; other files in it are
-    left alone. A folder that holds other things and no course.yaml is refused.
+    The folder's course.yaml, glossary.yaml, lib/ and chapters/ are replaced; other files in it
+    are left alone. A folder that holds other things and no course.yaml is refused.
     """
     root = Path(path)
     if root.exists() and any(root.iterdir()) and not (root / "course.yaml").exists():
         raise ContentError(str(path), None, "the folder is not empty and holds no course.yaml; refusing to write there")
     root.mkdir(parents=True, exist_ok=True)
-    if (root / "chapters").is_dir():
-        _remove_tree(root / "chapters")
+    for owned in ("chapters", "lib"):
+        if (root / owned).is_dir():
+            _remove_tree(root / owned)
 
     course_data = {
         "slug": course.slug,
@@ -782,6 +829,8 @@ def course_export(*, course: Course, path: str | Path) -> None:
     terms = sorted(course.glossary.all(), key=lambda term: (term.term.lower(), term.term))
     glossary = [{"term": term.term, "definition": _clean(term.definition)} for term in terms]
     _write(root / "glossary.yaml", _dump_yaml(glossary) if glossary else "[]\n")
+    for module in course.modules.order_by("name"):
+        _write(root / "lib" / f"{module.name}.py", module.source.replace("\r\n", "\n"))
 
     chapters = course.chapters.order_by("number").prefetch_related("exercises", "questions__choices")
     for chapter in chapters:

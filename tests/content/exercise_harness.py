@@ -3,6 +3,8 @@
     python exercise_harness.py exercise FOLDER SLUG   starter + check, then solution + check
     python exercise_harness.py listings FILE...       every ```python listing in the chapters
 
+The course's lib/ modules are importable by name (the sandbox installs them the same way).
+
 Learner code runs in a fresh dict namespace as __main__; the check file runs in its own namespace
 and its check(ns) receives the learner's globals. Run in a subprocess so torch and each exercise's
 globals never leak into the test process or into each other.
@@ -67,7 +69,17 @@ def run_listings(paths: list[str]) -> dict:
     return result
 
 
+def course_modules_importable(folder: Path) -> None:
+    """The course's lib/ modules importable by name, as the sandbox installs them."""
+    for parent in folder.resolve().parents:
+        if (parent / "course.yaml").is_file():
+            if (parent / "lib").is_dir():
+                sys.path.insert(0, str(parent / "lib"))
+            return
+
+
 if __name__ == "__main__":
     mode, *args = sys.argv[1:]
+    course_modules_importable(Path(args[0]))
     report = run_exercise(Path(args[0]), args[1]) if mode == "exercise" else run_listings(args)
     print(json.dumps(report))

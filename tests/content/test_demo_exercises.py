@@ -1,8 +1,10 @@
 """The demo course's exercises do what their chapters say.
 
-Each exercise runs in one subprocess with the project's Python and torch: the starter code must run
-and its check must fail with a hint (the starter is the "before" state), the reference solution
-must run and its check must pass with the message the text promises.
+Each exercise of every published part runs in one subprocess with the project's Python and torch
+(the course modules importable, as in the sandbox): the starter code must run and its check must
+fail with a hint that does not give the solution away (the starter is the "before" state), the
+reference solution must run and pass its check. The exercises are read from the course files, so
+a newly published part is checked like the others.
 """
 
 import json
@@ -12,17 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.content.course_files import exercise_folder, written_chapter_folders
+from courses.services.validation import key_lines
+from tests.content.course_files import chapter_read, exercise_folder, written_chapter_folders
 
 HARNESS = Path(__file__).with_name("exercise_harness.py")
-
-# What each passing check tells the learner, and what a failing one must not give away.
-EXPECTED = {
-    "one-query-three-keys": {"passes_with": "The weights now favour 'cat' (0.834)", "never_says": "[0.0, 4.0"},
-    "a-mask-that-hides-the-future": {"passes_with": "gives 0.629 of its weight to the last one", "never_says": "False"},
-    "a-feed-forward-pass": {"passes_with": "40 parameters", "never_says": "40"},
-    "three-activations-compared": {"passes_with": "6 GELU values are below zero", "never_says": "6"},
-}
+EXERCISES = sorted(
+    exercise["slug"] for folder in written_chapter_folders() for exercise in chapter_read(folder)[0]["exercises"]
+)
 
 
 def harness(*args: str, cwd: Path) -> dict:
@@ -33,7 +31,7 @@ def harness(*args: str, cwd: Path) -> dict:
     return json.loads(done.stdout)
 
 
-@pytest.fixture(scope="module", params=sorted(EXPECTED))
+@pytest.fixture(scope="module", params=EXERCISES)
 def exercise_run(request, tmp_path_factory):
     slug = request.param
     folder = exercise_folder(slug)
@@ -52,16 +50,19 @@ def test_it_fails_the_check_on_the_starter_code_with_a_hint(exercise_run):
     assert check["error"] is None, check["error"]
     assert check["passed"] is False
     assert isinstance(check["message"], str) and len(check["message"]) > 20
-    assert EXPECTED[slug]["never_says"] not in check["message"]
+    folder = exercise_folder(slug)
+    solution, starter = (folder / f"{slug}.solution.py").read_text(), (folder / f"{slug}.py").read_text()
+    for _, line in key_lines(solution=solution, starter=starter):
+        assert line not in check["message"], f"the hint gives away the solution's line {line!r}"
 
 
 def test_it_passes_the_check_on_the_reference_solution(exercise_run):
-    slug, result = exercise_run
+    _, result = exercise_run
     assert result["solution"]["error"] is None, result["solution"]["error"]
     check = result["solution"]["check"]
     assert check["error"] is None, check["error"]
     assert check["passed"] is True, check["message"]
-    assert EXPECTED[slug]["passes_with"] in check["message"]
+    assert check["message"].strip(), "a passing check says what the learner achieved"
 
 
 def test_it_answers_missing_or_wrong_typed_names_in_words(exercise_run):
@@ -83,7 +84,7 @@ def test_it_keeps_checks_silent(exercise_run):
 def test_it_runs_every_code_listing_in_the_written_chapters(tmp_path):
     chapters = [str(folder / "chapter.md") for folder in written_chapter_folders()]
     result = harness("listings", *chapters, cwd=tmp_path)
-    assert len(result) == len(chapters)  # one listing per written chapter
+    assert len(result) >= len(chapters)  # a listing at least per written chapter
     for name, listing in result.items():
         assert listing["error"] is None, f"{name}: {listing['error']}"
         assert listing["stdout"].strip(), name

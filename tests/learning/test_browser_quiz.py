@@ -28,7 +28,8 @@ def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue
     course = demo_course()
     part_2 = course.chapters.get(number=2)
     questions = list(part_2.questions.order_by("position").prefetch_related("choices"))
-    assert len(questions) == 5
+    total = len(questions)  # read from the course: the walk needs at least three questions
+    assert total >= 3
     rights = [next(c for c in q.choices.all() if c.is_correct) for q in questions]
     wrongs = [next(c for c in q.choices.all() if not c.is_correct) for q in questions]
 
@@ -42,7 +43,7 @@ def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue
     quiz = page.locator("#quiz")
     quiz.scroll_into_view_if_needed()
     expect(quiz.get_by_role("heading", name="Check what you learned")).to_be_visible()
-    expect(quiz).to_contain_text("Question 1 of 5")
+    expect(quiz).to_contain_text(f"Question 1 of {total}")
     expect(quiz).to_contain_text(questions[0].prompt)
     # The quiz swaps in place: a marker on the window survives every answer only if the page never reloads.
     page.evaluate("window.__samePage = true")
@@ -53,7 +54,7 @@ def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue
     feedback = quiz.locator(".quiz-feedback")
     expect(feedback).to_contain_text(wrongs[0].explanation.strip()[:60])
     expect(feedback).to_be_focused()
-    expect(quiz).to_contain_text("Question 1 of 5")
+    expect(quiz).to_contain_text(f"Question 1 of {total}")
     expect(quiz.locator("label.quiz-choice")).to_have_count(questions[0].choices.count())
     expect(_choice_label(quiz, wrongs[0])).to_have_class(re.compile(r"\bis-wrong\b"))
     expect(quiz.locator("[data-quiz-announce]")).to_contain_text("Not quite")
@@ -62,7 +63,7 @@ def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue
     # Another go, right this time: on to question 2.
     _choice_label(quiz, rights[0]).click()
     quiz.get_by_role("button", name="Check answer").click()
-    expect(quiz).to_contain_text("Question 2 of 5")
+    expect(quiz).to_contain_text(f"Question 2 of {total}")
     expect(quiz.locator(".feedback-right")).to_contain_text("Question 1: correct")
     assert page.evaluate("window.__samePage") is True
 
@@ -71,23 +72,23 @@ def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue
     page.keyboard.press("Space")
     expect(quiz.get_by_role("radio", name=rights[1].text)).to_be_checked()
     page.keyboard.press("Enter")
-    expect(quiz).to_contain_text("Question 3 of 5")
+    expect(quiz).to_contain_text(f"Question 3 of {total}")
     quiz.screenshot(path=ARTIFACTS / "quiz.png")
 
     # Leaving mid-quiz and coming back: the same question.
     page.reload()
-    expect(page.locator("#quiz")).to_contain_text("Question 3 of 5")
+    expect(page.locator("#quiz")).to_contain_text(f"Question 3 of {total}")
     quiz = page.locator("#quiz")
-    for number in (2, 3, 4):
+    for number in range(2, total):
         _choice_label(quiz, rights[number]).click()
         quiz.get_by_role("button", name="Check answer").click()
-        if number < 4:
-            expect(quiz).to_contain_text(f"Question {number + 2} of 5")
+        if number < total - 1:
+            expect(quiz).to_contain_text(f"Question {number + 2} of {total}")
 
     result = quiz.locator(".quiz-result")
-    expect(result).to_contain_text("4 of 5 right at the first try")
+    expect(result).to_contain_text(f"{total - 1} of {total} right at the first try")
     expect(result).to_be_focused()
-    expect(quiz.locator(".review-item")).to_have_count(5)
+    expect(quiz.locator(".review-item")).to_have_count(total)
     for question, choice in zip(questions, rights, strict=True):
         expect(quiz).to_contain_text(question.prompt)
         expect(quiz).to_contain_text(choice.text)
@@ -114,7 +115,7 @@ def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue
     continue_link.click()
     expect(page).to_have_url(re.compile(rf"/courses/{course.slug}/{part_2.slug}/#quiz$"))
     expect(page.locator("#quiz")).to_be_in_viewport()
-    expect(page.locator("#quiz")).to_contain_text("4 of 5 right at the first try")
+    expect(page.locator("#quiz")).to_contain_text(f"{total - 1} of {total} right at the first try")
 
     # A phone, 390 px wide: the quiz of Part 4 with a wrong answer shown fits without sideways scrolling.
     part_4 = course.chapters.get(number=4)

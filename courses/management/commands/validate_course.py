@@ -1,0 +1,48 @@
+"""manage.py validate_course DIR: check a course folder without importing it (courses/content/FORMAT.md)."""
+
+import sys
+
+from django.core.management.base import BaseCommand
+
+from courses.services.validation import course_validate
+
+
+class Command(BaseCommand):
+    help = (
+        "Check a course folder as the importer does, then its references, maths and line breaks, and run "
+        "every exercise's starter and solution against its check in the sandbox. One line per problem; "
+        "exit status 1 on any."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("directory", help="The course folder (holds course.yaml).")
+        parser.add_argument(
+            "--backend", choices=("local", "docker", "auto"), default="auto", help="The sandbox to run exercises in."
+        )
+        parser.add_argument("--timings", action="store_true", help="Print each solution's run time (median of 3).")
+        parser.add_argument("--no-run", action="store_true", help="Skip the sandbox runs (text checks only).")
+
+    def handle(self, *args, directory, backend, timings, no_run, **options):
+        def progress(name: str) -> None:
+            self.stderr.write(f"running {name}")
+
+        report = course_validate(
+            path=directory, backend=None if no_run else backend, timings=timings, on_exercise=progress
+        )
+        for note in report.notes:
+            self.stderr.write(note)
+        if report.timings:
+            width = max(len(t.exercise) for t in report.timings)
+            self.stdout.write(f"{'solution run':<{width}}  median ms  runs ms")
+            for timing in report.timings:
+                runs = ", ".join(str(ms) for ms in timing.runs_ms)
+                self.stdout.write(f"{timing.exercise:<{width}}  {timing.median_ms:>9.0f}  {runs}")
+        for problem in report.problems:
+            self.stdout.write(problem.text(directory))
+        if report.problems:
+            count = len(report.problems)
+            self.stderr.write(f"{directory}: {count} problem{'s' if count != 1 else ''}")
+            sys.exit(1)
+        count = report.exercises_run
+        ran = "" if no_run else f", {count} exercise{'s' if count != 1 else ''} run in the sandbox"
+        self.stderr.write(f"{directory}: no problems{ran}")

@@ -1,0 +1,382 @@
+"""Validate a course folder without importing it (`manage.py validate_course`).
+
+Everything the importer checks (`course_read`, reused as it is), then what an import cannot see:
+glossary references anywhere in the text, formulas the renderer's parser refuses, constructs split
+across lines (which the page shows as raw text), and every exercise run through the real sandbox:
+the starter must run and not pass its check, the solution must pass it, and the check's messages
+for the starter must not quote the solution's key lines.
+"""
+
+import re
+import statistics
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from latex2mathml.converter import convert as latex_to_mathml
+
+from courses.services.content_io import (
+    ContentError,
+    CourseSpec,
+    ExerciseSpec,
+    _body_references,
+    _read_glossary,
+    _split_front_matter,
+    _trim_blank_lines,
+    course_read,
+)
+from runner.sandbox import backend_get
+from runner.sandbox.base import Limits, RunRequest, SandboxBackend
+
+FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
+INLINE_CODE_RE = re.compile(r"(`+).+?\1")
+# The renderer's own patterns (courses/rendering.py): what it turns into MathML.
+DISPLAY_MATH_RE = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
+INLINE_MATH_RE = re.compile(r"(?<![\\$])\$(?!\s)([^$\n]+?)(?<!\s)\$")
+UNKNOWN_COMMAND_RE = re.compile(r">(\\[A-Za-z]+)<")
+BOLD_RE = re.compile(r"\*\*.+?\*\*")
+REFERENCE_RE = re.compile(r"\[\[.*?\]\]")
+# A solution line this short ("x = 1", "pass") says nothing about the answer.
+KEY_LINE_MIN = 6
+TIMING_RUNS = 3
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    file: str
+    line: int
+    problem: str
+
+    def text(self, root: str = "") -> str:
+        path = f"{root.rstrip('/')}/{self.file}" if root else self.file
+        return f"{path}:{self.line}: {self.problem}" if self.line else f"{path}: {self.problem}"
+
+
+@dataclass
+class Timing:
+    exercise: str
+    runs_ms: list[int]
+
+    @property
+    def median_ms(self) -> float:
+        return statistics.median(self.runs_ms)
+
+
+@dataclass
+class Validation:
+    problems: list[Problem] = field(default_factory=list)
+    timings: list[Timing] = field(default_factory=list)
+    exercises_run: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def add(self, file: str, line: int | None, problem: str) -> None:
+        found = Problem(file, line or 0, problem)
+        if found not in self.problems:  # the importer and the text checks may see the same one
+            self.problems.append(found)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def course_validate(
+    *,
+    path: str | Path,
+    backend: SandboxBackend | str | None = "auto",
+    timings: bool = False,
+    on_exercise: Callable[[str], None] | None = None,
+) -> Validation:
+    """Check a course folder; `backend=None` skips the sandbox runs. Touches no database."""
+    root = Path(path)
+    report = Validation()
+    spec: CourseSpec | None = None
+    try:
+        spec = course_read(path=root)
+    except ContentError as error:
+        report.add(error.file, error.line, error.problem)
+    if not root.is_dir():
+        return report
+    _check_text(root, spec, report)
+    if spec is not None and backend is not None:
+        sandbox = backend_get(backend) if isinstance(backend, str) else backend
+        _check_exercises(spec, sandbox, report, timings=timings, on_exercise=on_exercise)
+    report.problems.sort(key=lambda p: (p.file, p.line))
+    return report
+
+
+# --- The text ---------------------------------------------------------------------------------
+
+
+def _glossary_terms(root: Path, spec: CourseSpec | None) -> set[str] | None:
+    if spec is not None:
+        return {term.term.lower() for term in spec.glossary}
+    try:
+        return {term.term.lower() for term in _read_glossary(root)}
+    except ContentError:
+        return None  # already reported by the importer; references cannot be judged without it
+
+
+def _check_text(root: Path, spec: CourseSpec | None, report: Validation) -> None:
+    glossary = _glossary_terms(root, spec)
+    chapters = root / "chapters"
+    folders = sorted(p for p in chapters.iterdir() if p.is_dir()) if chapters.is_dir() else []
+    for folder in folders:
+        file = f"chapters/{folder.name}/chapter.md"
+        try:
+            text = (folder / "chapter.md").read_text(encoding="utf-8").replace("\r\n", "\n")
+            _, body, body_line = _split_front_matter(text, file=file)
+        except (OSError, UnicodeDecodeError, ContentError):
+            continue  # the importer has said what is wrong with the file
+        body, body_line = _trim_blank_lines(body, body_line)
+        _check_body(body, body_line, file=file, glossary=glossary, report=report)
+        _check_front_matter(text, folder.name, file=file, glossary=glossary, report=report)
+
+
+def _check_body(body: str, first_line: int, *, file: str, glossary: set[str] | None, report: Validation) -> None:
+    if glossary is not None:
+        for line, _, inner in _body_references(body, first_line):
+            _check_reference(inner, glossary, file=file, line=line, report=report)
+    prose = _prose(body)
+    for line, latex in _formulas(prose, first_line):
+        _check_maths(latex, file=file, line=line, report=report)
+    for line, problem in _split_constructs(prose, first_line):
+        report.add(file, line, problem)
+
+
+def _check_front_matter(text: str, folder: str, *, file: str, glossary: set[str] | None, report: Validation) -> None:
+    """Exercise instructions are Markdown too, with references and maths (the page renders them
+    with the glossary). Their folded YAML lines join before rendering, so only whole values count."""
+    try:
+        front = yaml.safe_load(_split_front_matter(text, file=file)[0]) or {}
+    except (yaml.YAMLError, ContentError):
+        return
+    lines = text.split("\n")
+    exercises = front.get("exercises") if isinstance(front, dict) else None
+    for exercise in exercises if isinstance(exercises, list) else []:
+        if not isinstance(exercise, dict) or not isinstance(exercise.get("instructions"), str):
+            continue
+        slug = str(exercise.get("slug", ""))
+        line = next(
+            (n for n, t in enumerate(lines, start=1) if re.match(rf"\s*-?\s*slug:\s*{re.escape(slug)}\s*$", t)), 0
+        )
+        instructions = exercise["instructions"]
+        if glossary is not None:
+            for _, _, inner in _body_references(instructions, line):
+                _check_reference(inner, glossary, file=file, line=line, report=report)
+        for _, latex in _formulas(_prose(instructions), line):
+            _check_maths(latex, file=file, line=line, report=report)
+
+
+def _check_reference(inner: str, glossary: set[str], *, file: str, line: int, report: Validation) -> None:
+    if inner.startswith("exercise:"):
+        return
+    term = inner.rsplit("|", 1)[-1].strip()
+    if term.lower() not in glossary:
+        # Worded as the importer words it, so the same problem is listed once.
+        report.add(file, line, f"[[{inner}]] names no glossary term ('{term}')")
+
+
+def _prose(body: str) -> str:
+    """The body with fenced listings blanked and inline code spaced out, line for line, so
+    offsets still fall on the right line and nothing in code counts as maths or a reference."""
+    out, fence = [], ""
+    for line in body.split("\n"):
+        opening = FENCE_RE.match(line)
+        if fence:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = ""
+            out.append("")
+            continue
+        if opening:
+            fence = opening.group(1)
+            out.append("")
+            continue
+        out.append(INLINE_CODE_RE.sub(lambda m: " " * len(m.group(0)), line.replace("\\$", "  ")))
+    return "\n".join(out)
+
+
+def _formulas(prose: str, first_line: int) -> Iterator[tuple[int, str]]:
+    """(file line, LaTeX) of every formula, found as the renderer finds them, paragraph by
+    paragraph (a blank line ends a paragraph, and the renderer never looks past it)."""
+    offset = 0
+    for paragraph in re.split(r"(\n[ \t]*\n)", prose):
+        if paragraph.strip():
+            for match in DISPLAY_MATH_RE.finditer(paragraph):
+                yield first_line + prose.count("\n", 0, offset + match.start()), match.group(1)
+            inline = DISPLAY_MATH_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), paragraph)
+            for match in INLINE_MATH_RE.finditer(inline):
+                yield first_line + prose.count("\n", 0, offset + match.start()), match.group(1)
+        offset += len(paragraph)
+
+
+def _check_maths(latex: str, *, file: str, line: int, report: Validation) -> None:
+    shown = " ".join(latex.split())
+    try:
+        mathml = latex_to_mathml(latex.strip())
+    except Exception as error:  # latex2mathml raises its own exception per kind of mistake
+        name = re.sub(r"(?<!^)(?=[A-Z])", " ", type(error).__name__).lower().removesuffix(" error")
+        report.add(file, line, f"maths does not parse: '{shown}' ({name})")
+        return
+    unknown = UNKNOWN_COMMAND_RE.search(mathml)
+    if unknown:
+        report.add(file, line, f"maths uses an unknown command {unknown.group(1)}: '{shown}'")
+    stripped = latex.replace("\\{", "").replace("\\}", "")
+    if stripped.count("{") != stripped.count("}"):
+        report.add(file, line, f"maths has unbalanced braces: '{shown}'")
+
+
+def _split_constructs(prose: str, first_line: int) -> Iterator[tuple[int, str]]:
+    """Constructs that open on one line and close on a later one. The page shows them as raw
+    text (inline maths, and anything that reaches past a paragraph), and even where Markdown
+    would join them they are a trap for the next edit: each must sit on one line. Display maths
+    is the exception when its `$$` lines stand alone around the formula."""
+    opened: dict[str, int] = {}
+    display_from = 0
+    kinds = {
+        "$": "inline maths ($...$)",
+        "$$": "display maths ($$...$$)",
+        "[[": "a reference [[...]]",
+        "**": "bold text (**...**)",
+    }
+    for number, line in enumerate(prose.split("\n"), start=first_line):
+        if line.strip() == "$$":
+            display_from = 0 if display_from else number
+            continue
+        if not line.strip():
+            if display_from:
+                yield display_from, "display maths opened by this $$ line is not closed before the paragraph ends"
+                display_from = 0
+            opened.clear()
+            continue
+        if display_from:
+            continue  # inside a display formula: LaTeX, not Markdown
+        text = DISPLAY_MATH_RE.sub(" ", line)
+        left = {"$$": text.count("$$")}
+        text = text.replace("$$", " ")
+        left["$"] = INLINE_MATH_RE.sub(" ", text).count("$")
+        left["**"] = BOLD_RE.sub(" ", text).count("**")
+        for kind, count in left.items():
+            if kind in opened and count:
+                del opened[kind]  # its first mark closes what an earlier line opened
+                count -= 1
+            if count % 2:
+                opened[kind] = number
+                yield number, f"{kinds[kind]} is split across lines: keep it on one line"
+        unclosed = REFERENCE_RE.sub(" ", text)
+        if "[[" in opened and "]]" in unclosed:
+            del opened["[["]
+        if unclosed.rfind("[[") > unclosed.rfind("]]"):
+            opened["[["] = number
+            yield number, f"{kinds['[[']} is split across lines: keep it on one line"
+    if display_from:
+        yield display_from, "display maths opened by this $$ line is never closed"
+
+
+# --- The exercises, through the sandbox ------------------------------------------------------
+
+
+@dataclass
+class _Run:
+    status: str
+    reason: str
+    duration_ms: int
+    checks: list[dict]
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "succeeded" and any(check.get("passed") is True for check in self.checks)
+
+    def failure_messages(self) -> list[str]:
+        return [str(check.get("message", "")) for check in self.checks if check.get("passed") is not True]
+
+
+def _run(sandbox: SandboxBackend, exercise: ExerciseSpec, code: str, modules: tuple) -> _Run:
+    events: list[dict] = []
+    request = RunRequest(
+        run_id=f"validate-{uuid.uuid4().hex[:12]}",
+        code=code,
+        check_code=exercise.check_code,
+        limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
+        modules=modules,
+    )
+    result = sandbox.execute(request, events.append)
+    checks = [event for event in events if event.get("type") == "check"]
+    return _Run(status=result.status, reason=result.reason, duration_ms=result.duration_ms, checks=checks)
+
+
+def key_lines(*, solution: str, starter: str) -> list[tuple[int, str]]:
+    """The solution's lines that differ from the starter: what the learner has to find."""
+    given = {line.strip() for line in starter.split("\n")}
+    return [
+        (number, line.strip())
+        for number, line in enumerate(solution.split("\n"), start=1)
+        if len(line.strip()) >= KEY_LINE_MIN and line.strip() not in given
+    ]
+
+
+def _line_in(code: str, needle: str) -> int:
+    return next((n for n, line in enumerate(code.split("\n"), start=1) if needle in line), 1)
+
+
+def _check_exercises(
+    spec: CourseSpec,
+    sandbox: SandboxBackend,
+    report: Validation,
+    *,
+    timings: bool,
+    on_exercise: Callable[[str], None] | None,
+) -> None:
+    modules = tuple((module.name, module.source) for module in spec.modules)
+    for chapter in spec.chapters:
+        rel = f"chapters/{chapter.number:02d}-{chapter.slug}"
+        for exercise in chapter.exercises:
+            if on_exercise:
+                on_exercise(f"{rel}/{exercise.slug}")
+            if exercise.needs_gpu:
+                report.notes.append(f"{rel}/{exercise.slug}: not run (it needs a GPU)")
+                continue
+            _check_exercise(rel, exercise, sandbox, modules, report, timings=timings)
+
+
+def _check_exercise(
+    rel: str, exercise: ExerciseSpec, sandbox: SandboxBackend, modules: tuple, report: Validation, *, timings: bool
+) -> None:
+    starter_file, check_file = f"{rel}/{exercise.slug}.py", f"{rel}/{exercise.slug}.check.py"
+    solution_file = f"{rel}/{exercise.slug}.solution.py"
+    report.exercises_run += 1
+    starter = _run(sandbox, exercise, exercise.starter_code, modules)
+    if starter.status in ("error", "timed_out"):
+        report.add(starter_file, 1, f"the starter code did not run to its end: {starter.status} ({starter.reason})")
+    if not exercise.check_code:
+        return
+    check_line = _line_in(exercise.check_code, "def check(")
+    if starter.passed:
+        report.add(
+            check_file, check_line, "the starter code passes the check: the exercise asks nothing of the learner"
+        )
+    if not exercise.solution_code:
+        report.add(check_file, check_line, f"no solution file {solution_file}: nothing shows the check can be passed")
+        return
+    solution = _run(sandbox, exercise, exercise.solution_code, modules)
+    keys = key_lines(solution=exercise.solution_code, starter=exercise.starter_code)
+    if not solution.passed:
+        said = "; ".join(solution.failure_messages()) or "no check result"
+        # At the first line the solution changes: where an author looks first.
+        line = keys[0][0] if keys else 1
+        report.add(solution_file, line, f"the solution does not pass its check ({solution.status}: {said})")
+    for message in starter.failure_messages():
+        flat = " ".join(message.split())
+        for _number, line in keys:
+            if " ".join(line.split()) in flat:
+                report.add(
+                    check_file,
+                    _line_in(exercise.check_code, line),
+                    f"the check's message for the starter code gives away a line of the solution: '{line}'",
+                )
+    if timings and solution.passed:
+        runs = [solution.duration_ms] + [
+            _run(sandbox, exercise, exercise.solution_code, modules).duration_ms for _ in range(TIMING_RUNS - 1)
+        ]
+        report.timings.append(Timing(exercise=f"{rel}/{exercise.slug}", runs_ms=runs))

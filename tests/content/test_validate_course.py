@@ -1,0 +1,167 @@
+"""validate_course finds each problem an author can leave in a course folder, one fixture course per
+problem (tests/content/fixtures/), with the file and line, and passes the demo course.
+
+The text problems need no sandbox; the exercise problems run in the real local sandbox
+(bubblewrap), as the command does, and skip where it is missing (fail under CI)."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from courses.services.validation import course_validate, key_lines
+from tests.content.course_files import COURSE_DIR
+from tests.runner.conftest import backend_or_skip
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = Path(__file__).parent / "fixtures"
+CHAPTER = "chapters/01-scores"
+
+TEXT_PROBLEMS = [
+    pytest.param(
+        "broken-glossary-link",
+        f"{CHAPTER}/chapter.md:15: [[softmaxx]] names no glossary term ('softmaxx')",
+        id="broken-glossary-link",
+    ),
+    pytest.param(
+        "bad-maths",
+        f"{CHAPTER}/chapter.md:16: maths does not parse: '\\left( q \\cdot k' (extra left or missing right)",
+        id="bad-maths",
+    ),
+    pytest.param(
+        "split-construct",
+        f"{CHAPTER}/chapter.md:16: inline maths ($...$) is split across lines: keep it on one line",
+        id="split-construct",
+    ),
+    pytest.param(
+        "broken-lib",
+        "lib/groundup.py:4: Python syntax error: expected ':'",
+        id="broken-lib-module",
+    ),
+]
+
+RUN_PROBLEMS = [
+    pytest.param(
+        "starter-passes",
+        f"{CHAPTER}/double-it.check.py:1: the starter code passes the check: the exercise asks nothing of the learner",
+        id="starter-passes",
+    ),
+    pytest.param(
+        "solution-fails",
+        f"{CHAPTER}/double-it.solution.py:2: the solution does not pass its check "
+        "(succeeded: result is 43; double(21) should give twice 21.)",
+        id="solution-fails",
+    ),
+    pytest.param(
+        "leaky-check",
+        f"{CHAPTER}/double-it.check.py:6: the check's message for the starter code gives away a line of the "
+        "solution: 'return 2 * x'",
+        id="check-leaks-a-solution-line",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def local_sandbox():
+    return backend_or_skip("local")
+
+
+def problems(path: Path, **options) -> list[str]:
+    return [problem.text() for problem in course_validate(path=path, **options).problems]
+
+
+def manage(*args: str) -> subprocess.CompletedProcess:
+    # No database: validate_course reads files and runs sandboxes only.
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+
+
+@pytest.mark.parametrize(("fixture", "expected"), TEXT_PROBLEMS)
+def test_it_names_each_text_problem_with_its_file_and_line(fixture, expected):
+    assert problems(FIXTURES / fixture, backend=None) == [expected]
+
+
+def test_it_lists_every_problem_of_a_folder_not_only_the_first(tmp_path):
+    course = shutil.copytree(FIXTURES / "valid", tmp_path / "course")
+    chapter = course / CHAPTER / "chapter.md"
+    text = chapter.read_text()
+    text = text.replace("a [[softmax]] turns", "a [[soft\nmax]] turns").replace("[[score]]", "[[scores]]")
+    chapter.write_text(text.replace("**larger still**", "**larger\nstill**").replace("$q$", "$q^$"))
+
+    assert problems(course, backend=None) == [
+        f"{CHAPTER}/chapter.md:15: [[scores]] names no glossary term ('scores')",
+        f"{CHAPTER}/chapter.md:15: a reference [[...]] is split across lines: keep it on one line",
+        f"{CHAPTER}/chapter.md:17: maths does not parse: 'q^' (missing super script or subscript)",
+        f"{CHAPTER}/chapter.md:23: bold text (**...**) is split across lines: keep it on one line",
+    ]
+
+
+def test_it_accepts_display_maths_between_lines_of_their_own_and_code_that_looks_like_maths(tmp_path):
+    course = shutil.copytree(FIXTURES / "valid", tmp_path / "course")
+    chapter = course / CHAPTER / "chapter.md"
+    extra = "Code is not maths: `cost = $5` and `t[[0]]`.\n\n```python\nprice = '$'\nx = t[[1,\n  2]]\n```\n"
+    chapter.write_text(chapter.read_text() + "\n" + extra)
+
+    assert problems(course, backend=None) == []
+
+
+def test_it_refuses_a_lib_module_that_shadows_a_standard_or_installed_module(tmp_path):
+    course = shutil.copytree(FIXTURES / "valid", tmp_path / "course")
+    (course / "lib" / "groundup.py").rename(course / "lib" / "json.py")
+
+    assert problems(course, backend=None) == [
+        "lib/json.py: module name 'json' would shadow the standard-library module 'json'"
+    ]
+    (course / "lib" / "json.py").rename(course / "lib" / "torch.py")
+    assert problems(course, backend=None) == [
+        "lib/torch.py: module name 'torch' would shadow the installed module 'torch'"
+    ]
+
+
+def test_it_takes_the_lines_a_solution_changes_as_its_key_lines():
+    starter = "def double(x):\n    return x  # make it return twice x\n\nresult = double(21)\n"
+    solution = "def double(x):\n    return 2 * x\n\nresult = double(21)\n"
+
+    assert key_lines(solution=solution, starter=starter) == [(2, "return 2 * x")]
+
+
+def test_the_command_prints_one_line_per_problem_and_exits_1():
+    done = manage("validate_course", str(FIXTURES / "broken-glossary-link"), "--no-run")
+
+    assert done.returncode == 1, done.stderr
+    assert done.stdout.splitlines() == [
+        f"{FIXTURES / 'broken-glossary-link'}/{CHAPTER}/chapter.md:15: [[softmaxx]] names no glossary term ('softmaxx')"
+    ]
+    assert "1 problem" in done.stderr
+
+
+@pytest.mark.services
+@pytest.mark.parametrize(("fixture", "expected"), RUN_PROBLEMS)
+def test_it_runs_each_exercise_in_the_sandbox_and_names_what_is_wrong(local_sandbox, fixture, expected):
+    assert problems(FIXTURES / fixture, backend=local_sandbox) == [expected]
+
+
+@pytest.mark.services
+def test_it_passes_a_sound_course_and_times_its_solutions(local_sandbox):
+    report = course_validate(path=FIXTURES / "valid", backend=local_sandbox, timings=True)
+
+    assert report.problems == []
+    assert report.exercises_run == 1
+    [timing] = report.timings
+    assert timing.exercise == f"{CHAPTER}/double-it"
+    assert len(timing.runs_ms) == 3 and timing.median_ms > 0
+
+
+@pytest.mark.services
+def test_the_command_exits_0_on_the_demo_course():
+    backend_or_skip("local")
+    done = manage("validate_course", str(COURSE_DIR), "--backend", "local", "--timings")
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.splitlines()[0].split() == ["solution", "run", "median", "ms", "runs", "ms"]
+    assert "no problems" in done.stderr
