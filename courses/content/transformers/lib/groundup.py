@@ -45,3 +45,23 @@ class TokenEmbedding(nn.Module):
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return self.table[ids]  # (..., d_model): the same as one_hot(ids) @ table, without the zeros
+
+
+# Part 2: attention by hand
+
+
+def causal_mask(n: int) -> torch.Tensor:
+    """(n, n) booleans, True where key j lies in query i's future (j > i): the scores to hide.
+    The diagonal stays visible, so every row keeps at least one key (itself)."""
+    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)
+
+
+def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False):
+    """Scaled dot-product attention written out: (output, weights) for q, k, v of shape
+    (..., n, d). The output matches F.scaled_dot_product_attention; the weights are returned too,
+    because they are what a heat map shows."""
+    scores = q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5  # (..., n_q, n_k)
+    if causal:
+        scores = scores.masked_fill(causal_mask(scores.shape[-1])[: scores.shape[-2]], float("-inf"))
+    weights = torch.softmax(scores, dim=-1)  # each row sums to one
+    return weights @ v, weights
