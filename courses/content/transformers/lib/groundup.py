@@ -65,3 +65,37 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
         scores = scores.masked_fill(causal_mask(scores.shape[-1])[: scores.shape[-2]], float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # each row sums to one
     return weights @ v, weights
+
+
+# Part 4: the feed-forward block
+
+
+class FeedForward(nn.Module):
+    """Expand, activate, contract: one small network applied to every position on its own.
+    nn.Linear stores its weight as (out, in), so `expand.weight` is (hidden, d_model): the
+    transpose of W1 in the course's formula x W1."""
+
+    def __init__(self, d_model: int, hidden: int | None = None, activation: nn.Module | None = None):
+        super().__init__()
+        hidden = hidden or 4 * d_model
+        self.expand = nn.Linear(d_model, hidden)
+        self.activation = activation if activation is not None else nn.GELU()
+        self.contract = nn.Linear(hidden, d_model)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.contract(self.activation(self.expand(x)))
+
+
+class SwiGLU(nn.Module):
+    """The gated variant: SiLU of one projection times another, then contract. Three matrices, so
+    the hidden width defaults to about two thirds of 4 * d_model to keep the parameter count."""
+
+    def __init__(self, d_model: int, hidden: int | None = None):
+        super().__init__()
+        hidden = hidden or round(8 * d_model / 3)
+        self.gate = nn.Linear(d_model, hidden, bias=False)
+        self.up = nn.Linear(d_model, hidden, bias=False)
+        self.down = nn.Linear(hidden, d_model, bias=False)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.down(nn.functional.silu(self.gate(x)) * self.up(x))
