@@ -2,6 +2,9 @@
 so that later parts (and Part 7's full block) reuse them instead of writing them again.
 
 Part 1: Vocab and TokenEmbedding, from text to one vector per token.
+Part 2: causal_mask and attention, written out step by step.
+Part 3: sinusoidal_positions and rotate, two ways to tell the model where a token sits.
+Part 4: FeedForward and SwiGLU, the per-position network.
 """
 
 import re
@@ -65,6 +68,39 @@ def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = 
         scores = scores.masked_fill(causal_mask(scores.shape[-1])[: scores.shape[-2]], float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # each row sums to one
     return weights @ v, weights
+
+
+# Part 3: positional information
+
+
+def position_frequencies(d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """d_model // 2 angular frequencies, from 1 down to nearly 1 / base: one per pair of columns."""
+    return base ** (-torch.arange(0, d_model, 2, dtype=torch.float32) / d_model)
+
+
+def sinusoidal_positions(n_positions: int, d_model: int, base: float = 10000.0) -> torch.Tensor:
+    """(n_positions, d_model): column 2i holds sin(p * f_i), column 2i + 1 holds cos(p * f_i)."""
+    angles = torch.arange(n_positions, dtype=torch.float32)[:, None] * position_frequencies(d_model, base)
+    pe = torch.empty(n_positions, d_model)
+    pe[:, 0::2] = torch.sin(angles)
+    pe[:, 1::2] = torch.cos(angles)
+    return pe
+
+
+def rotate(x: torch.Tensor, positions: torch.Tensor | None = None, base: float = 10000.0) -> torch.Tensor:
+    """Rotary position embedding: turns each pair of columns (2i, 2i + 1) of the row for position
+    p by the angle p * f_i. Applied to queries and keys, it makes their dot product depend only on
+    how far apart the two positions are."""
+    n, d = x.shape[-2], x.shape[-1]
+    if positions is None:
+        positions = torch.arange(n)
+    angles = positions.float()[:, None] * position_frequencies(d, base)  # (n, d / 2)
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    first, second = x[..., 0::2], x[..., 1::2]
+    out = torch.empty_like(x)
+    out[..., 0::2] = first * cos - second * sin
+    out[..., 1::2] = first * sin + second * cos
+    return out
 
 
 # Part 4: the feed-forward block
