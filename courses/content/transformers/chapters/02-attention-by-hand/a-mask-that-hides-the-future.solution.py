@@ -1,30 +1,38 @@
+import matplotlib.pyplot as plt
 import torch
+import torch.nn.functional as F
+from groundup import TokenEmbedding, Vocab, split_words
 
-torch.set_printoptions(precision=3, sci_mode=False)
+torch.set_printoptions(precision=2, sci_mode=False)
+torch.manual_seed(0)  # the same numbers on every run
 
-tokens = ["the", "cat", "sat"]
+# Part 1's pieces turn the sentence into vectors; three random matrices stand in for the
+# learned query, key and value projections.
+tokens = split_words("the cat sat on the mat")
+vocab = Vocab(tokens)
+x = TokenEmbedding(len(vocab), 8)(vocab.encode(tokens)).detach()  # (6, 8)
+n, d = x.shape
+q, k, v = (x @ torch.randn(d, d) / d**0.5 for _ in range(3))
 
-# Scaled scores: row i holds how well token i's query matches every key.
-scores = torch.tensor(
-    [
-        [1.0, 0.5, 2.0],
-        [0.2, 1.5, 0.3],
-        [0.8, 0.4, 1.2],
-    ]
-)
+scores = q @ k.T / d**0.5  # (6, 6): row i scores every key for query i
 
-use_mask = False  # the mask is off: every token sees the whole sequence
+# True marks a score to hide: key j lies in the future of query i.
+future = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)  # above the diagonal
 
-if use_mask:
-    # True above the diagonal: the positions that lie in each token's future.
-    future = torch.triu(torch.ones(3, 3, dtype=torch.bool), diagonal=1)
-    scores = scores.masked_fill(future, float("-inf"))
+weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
+out = weights @ v
 
-weights = torch.softmax(scores, dim=-1)  # each row sums to one
-
-print("scores, mask on:" if use_mask else "scores, mask off:")
-print(scores)
+library = F.scaled_dot_product_attention(q, k, v, is_causal=True)
 print("weights:")
 print(weights)
-print(f"first row ('{tokens[0]}'):", weights[0])
-print(f"weight '{tokens[0]}' gives to '{tokens[-1]}': {weights[0, -1].item():.3f}")
+print("matches the library's causal attention:", torch.allclose(out, library, atol=1e-5))
+
+fig, ax = plt.subplots(figsize=(5, 4.5))
+image = ax.imshow(weights, cmap="viridis", vmin=0, vmax=1)
+ax.set_xticks(range(n), tokens)
+ax.set_yticks(range(n), tokens)
+ax.set_xlabel("key (what is looked at)")
+ax.set_ylabel("query (who is looking)")
+fig.colorbar(image, label="weight")
+ax.set_title("Attention weights")
+plt.show()

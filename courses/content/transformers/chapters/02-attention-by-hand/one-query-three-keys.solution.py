@@ -1,11 +1,12 @@
+import matplotlib.pyplot as plt
 import torch
 
 torch.set_printoptions(precision=3, sci_mode=False)
 
 tokens = ["the", "cat", "sat"]
 
-# One key per token. Each key points along its own dimension, so a query "asks for" a
-# token by pointing the same way as that token's key.
+# One key per token. Each key lies along its own axis, so a query picks a token out by lying
+# along that token's axis too.
 keys = torch.tensor(
     [
         [1.0, 0.0, 0.0],  # the
@@ -14,7 +15,7 @@ keys = torch.tensor(
     ]
 )
 
-# What each token passes on when it is chosen.
+# What each token hands over when it is picked.
 values = torch.tensor(
     [
         [1.0, 0.0],  # the
@@ -23,17 +24,22 @@ values = torch.tensor(
     ]
 )
 
-# The query now points along the second dimension.
+# The query now lies along the second axis.
 query = torch.tensor([0.0, 4.0, 0.0])
 
 d_k = keys.shape[-1]
 scores = keys @ query / d_k**0.5  # one scaled dot product per key
 weights = torch.softmax(scores, dim=-1)  # positive, and they sum to one
-output = weights @ values  # the weighted average of the value rows
+output = weights @ values  # blend the values, each in proportion to its share
 
 print("scaled scores:", scores)
 print("weights:      ", weights)
-for token, weight in zip(tokens, weights.tolist()):
-    print(f"  {token:>3}  {weight:.3f}  " + "#" * round(weight * 40))
 print("output:       ", output)
 print("most weight on:", tokens[int(weights.argmax())])
+
+fig, ax = plt.subplots(figsize=(5, 3))
+ax.bar(tokens, weights.tolist())
+ax.set_ylim(0, 1)
+ax.set_ylabel("attention weight")
+ax.set_title(f"query {query.tolist()}")
+plt.show()

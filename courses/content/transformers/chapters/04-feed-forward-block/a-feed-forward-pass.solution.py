@@ -1,27 +1,29 @@
 import torch
-from torch import nn
+import torch.nn.functional as F
+from groundup import FeedForward
 
 torch.set_printoptions(precision=4, sci_mode=False)
 torch.manual_seed(0)  # the same weights on every run
 
-d_model = 4  # the width of one token's vector
-hidden = 4  # no expansion: as wide as the token itself
+d_model, hidden = 4, 16  # 16 = 4 x 4, the customary widening
+block = FeedForward(d_model, hidden)  # expand, GELU, contract
+x = torch.tensor([[1.0, -0.5, 0.25, 2.0], [0.0, 1.0, -1.0, 0.5]])  # two tokens of width 4
 
-block = nn.Sequential(
-    nn.Linear(d_model, hidden),  # expand
-    nn.GELU(),  # activate, one number at a time
-    nn.Linear(hidden, d_model),  # contract back to the model width
-)
-
-x = torch.tensor([[1.0, -0.5, 0.25, 2.0]])  # one token, four numbers
-y = block(x)
+# nn.Linear stores its weight as (out_features, in_features): W1 below has shape (16, 4), the
+# transpose of the 4 x 16 matrix in the formula x W1. So the product needs W1.T.
+W1, b1 = block.expand.weight, block.expand.bias
+W2, b2 = block.contract.weight, block.contract.bias
 
 n_params = sum(p.numel() for p in block.parameters())
-
-print(f"hidden width: {hidden}")
-print(f"parameters:   {n_params}")
+print(f"parameters: {n_params}")
 for name, p in block.named_parameters():
-    print(f"  {name:<9} {tuple(p.shape)}")
-print("input: ", x)
-print("output:", y.detach())
-print("same shape as the input:", y.shape == x.shape)
+    print(f"  {name:<15} {tuple(p.shape)}")
+
+with torch.no_grad():
+    library = block(x)
+    h = x @ W1.T + b1  # expand: (2, 16)
+    by_hand = F.gelu(h) @ W2.T + b2  # activate, then contract: back to (2, 4)
+
+print("library:", library)
+print("by hand:", by_hand)
+print("by hand matches the block:", torch.allclose(by_hand, library, atol=1e-6))
