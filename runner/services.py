@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from courses.models import Exercise
+from courses.selectors import course_modules_for_exercise
 from courses.services.progress import exercise_record_pass
 from runner import events, selectors
 from runner.models import Run
@@ -186,6 +187,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         gpu=exercise.needs_gpu,
         # A warm sandbox serves one learner only.
         owner=str(run.user_id),
+        modules=course_modules_for_exercise(exercise=exercise),
     )
     recorder = _RunRecorder(run_id=run.pk, backend=backend)
     recorder.start()
