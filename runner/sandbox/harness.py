@@ -4,19 +4,22 @@ It runs as the sandbox's PID 1, a supervisor that nothing in the sandbox can sig
 (the kernel drops signals to a namespace's init from inside; the process is not dumpable). Cold, it
 serves one request; warm (`--serve`), it imports torch, numpy and matplotlib once and serves one
 request after another. For each request it keeps a child forked ahead (before the request is
-read, so the child never holds the check's source nor the run's nonce), which runs the learner's
+read), which runs the learner's
 code as __main__; when that process is done, the supervisor kills every process of the run, then
 forks a fresh process that runs the exercise's check on the data the learner's code left (its
 module globals, converted to plain values: see `encode`), never on live objects.
 
-The request is one JSON line on stdin: {"code", "check", "limits", "modules", "nonce"}. What
-comes back is JSON lines on stdout, the output protocol:
+A request is two JSON lines on stdin: {"code", "limits", "modules", "export"}, which the
+supervisor reads and hands to the run's process, then {"check", "nonce"}, which the supervisor
+never reads: the check's own process, forked once the run's processes are gone, reads it (so no
+process forked from the supervisor later can find the check's source or the nonce in its memory).
+What comes back is JSON lines on stdout, the output protocol:
 
     {"type": "ready"}                                   (internal: the program is about to start)
     {"type": "stream", "name": "stdout"|"stderr", "text": ...}
     {"type": "display", "data": {"image/png": <base64>, "text/plain": "<Figure ...>"}}
     {"type": "error", "ename", "evalue", "traceback": [...]}
-    {"type": "end", "nonce", "check": {"passed", "message"} | null}   (the supervisor, last)
+    {"type": "end", "nonce", "check": {"passed", "message"} | null}   (the check's process, last)
 
 The learner's processes can write to stdout too, so the worker trusts none of it blindly: it
 validates every line, enforces the limits itself, and takes the check's verdict only from the end
@@ -628,40 +631,32 @@ def run_check(check_code: str, ns: dict) -> dict:
         return {"passed": False, "message": CHECK_BROKEN}
 
 
-def check_in_own_process(check_code: str, modules, data: bytes, limits: dict) -> dict:
-    """Forks a fresh process (the supervisor's copy: it never held the learner's code or objects)
-    that decodes the learner's variables and runs the check on them; returns its verdict."""
-    result_r, result_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(result_r)
-            devnull = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(devnull, fd)
+def checker(data: bytes | None, modules, limits: dict) -> None:
+    """The check's process, forked by the supervisor once every process of the run is gone: it
+    reads the request's second line ({"check", "nonce"}) from stdin itself, so neither the check's
+    source nor the nonce ever enters the supervisor's memory (from which the next run's process is
+    forked); runs the check on the learner's variables (`data`; None when the program did not end
+    well, so no check runs) and writes the end line. Never returns."""
+    try:
+        second = json.loads(read_line(0) or b"{}")
+        nonce, check_code = str(second.get("nonce", "")), str(second.get("check") or "")
+        out = os.dup(1)
+        devnull = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # what the check prints goes nowhere
+            os.dup2(devnull, fd)
+        verdict = None
+        if check_code and data is not None:
             set_limits({k: v for k, v in limits.items() if k in ("address_space", "cpu_s")})
             install_modules(modules)
             try:
-                ns = decode_namespace(data)
+                ns = decode_namespace(data) if data else None
             except Exception:
-                verdict = {"passed": False, "message": CHECK_UNREADABLE}
-            else:
-                verdict = run_check(check_code, ns)
-            write_all(result_w, json.dumps(verdict).encode())
-        finally:
-            os._exit(0)
-    os.close(result_w)
-    chunks = []
-    while chunk := os.read(result_r, CHUNK):
-        chunks.append(chunk)
-    os.close(result_r)
-    with contextlib.suppress(ChildProcessError):
-        os.waitpid(pid, 0)
-    try:
-        verdict = json.loads(b"".join(chunks))
-        return {"passed": verdict["passed"] is True, "message": str(verdict["message"])[:2000]}
-    except (ValueError, KeyError, TypeError):
-        return {"passed": False, "message": CHECK_BROKEN}
+                ns = None
+            verdict = run_check(check_code, ns) if ns is not None else {"passed": False, "message": CHECK_UNREADABLE}
+        # A newline first: the run's last line may lack one, and the end line must start a line.
+        write_all(out, ("\n" + json.dumps({"type": "end", "nonce": nonce, "check": verdict}) + "\n").encode())
+    finally:
+        os._exit(0)
 
 
 # --- the supervisor -------------------------------------------------------------------------------
@@ -903,36 +898,43 @@ class Child:
     def wait(self, *, watch_stdin: bool) -> tuple[str, int | None]:
         """Until the run is over: ("reported", exit code) when its process says it is done,
         ("exited", None) when it ended without saying so, ("worker gone", None) when stdin closes
-        first (nobody enforces the run's limits any more). The data pipe is read meanwhile, so a
-        large namespace never blocks the run."""
+        first (nobody enforces the run's limits any more; the request's second line may wait
+        there meanwhile, so only a hang-up counts). The data pipe is read meanwhile, so a large
+        namespace never blocks the run."""
         try:
             pidfd = os.pidfd_open(self.pid)
         except (AttributeError, OSError):
             pidfd = None  # an older kernel: the status pipe's end of file stands in for it
-        watch = [self.status_r, self.data_r] + ([0] if watch_stdin else []) + ([pidfd] if pidfd is not None else [])
+        poller = select.poll()
+        poller.register(self.status_r, select.POLLIN)
+        poller.register(self.data_r, select.POLLIN)
+        if watch_stdin:
+            poller.register(0, 0)  # POLLHUP and POLLERR only
+        if pidfd is not None:
+            poller.register(pidfd, select.POLLIN)
         pending = b""
         try:
             while True:
-                readable = select.select(watch, [], [])[0]
-                if self.data_r in readable and not self._take_data():
-                    watch.remove(self.data_r)
-                if self.status_r in readable:
-                    data = os.read(self.status_r, CHUNK)
-                    # The run's code can write here too: anything but an exit code line is
-                    # ignored (one that writes an exit code ends its own run early, no more).
-                    *lines, pending = (pending + data).split(b"\n")
-                    pending = pending[-16:]
-                    for line in lines:
-                        if line.isdigit() and int(line) <= 255:
-                            return "reported", int(line)
-                    if not data:
-                        watch.remove(self.status_r)
-                        if pidfd is None:
-                            return "exited", None
-                if pidfd is not None and pidfd in readable:
-                    return "exited", None
-                if 0 in readable:
-                    return "worker gone", None
+                for fd, events in poller.poll():
+                    if fd == self.data_r and not self._take_data():
+                        poller.unregister(self.data_r)
+                    elif fd == self.status_r:
+                        data = os.read(self.status_r, CHUNK)
+                        # The run's code can write here too: anything but an exit code line is
+                        # ignored (one that writes an exit code ends its own run early, no more).
+                        *lines, pending = (pending + data).split(b"\n")
+                        pending = pending[-16:]
+                        for line in lines:
+                            if line.isdigit() and int(line) <= 255:
+                                return "reported", int(line)
+                        if not data:
+                            poller.unregister(self.status_r)
+                            if pidfd is None:
+                                return "exited", None
+                    elif fd == pidfd:
+                        return "exited", None
+                    elif fd == 0 and events & (select.POLLHUP | select.POLLERR):
+                        return "worker gone", None
         finally:
             os.close(self.status_r)
             if pidfd is not None:
@@ -951,7 +953,7 @@ class Child:
 def fork_child(*, warm: bool) -> Child:
     """Forks the next run's process before its request comes, so a run does not wait for the fork
     (a copy of a process with torch loaded takes milliseconds) nor for its streams to be set up,
-    and so the process never holds what the supervisor reads afterwards (the check, the nonce)."""
+    and so the process never holds what the supervisor reads afterwards."""
     request_r, request_w = os.pipe()
     status_r, status_w = os.pipe()
     data_r, data_w = os.pipe()
@@ -1074,14 +1076,13 @@ def supervise(*, warm: bool) -> int:
             return 0  # the worker handed the sandbox back
         try:
             request = json.loads(line)
-            nonce = str(request.pop("nonce", ""))
-            check_code = str(request.pop("check", "") or "")
+            modules, limits = request.get("modules"), request.get("limits") or {}
         except (ValueError, AttributeError):
             return refuse("the request is not a JSON object", warm=warm)
-        request["export"] = bool(check_code)
         ooms = oom_kills()
         run_started = time.monotonic()
-        child.send(json.dumps(request).encode())
+        child.send(line)
+        del line, request
         how, exit_code = child.wait(watch_stdin=warm)
         if how == "worker gone":
             kill_all()
@@ -1091,13 +1092,11 @@ def supervise(*, warm: bool) -> int:
             exit_code = os.waitstatus_to_exitcode(os.waitpid(child.pid, 0)[1])
         stop_run()
         data = child.take_rest()
-        verdict = None
-        if check_code and exit_code == 0:
-            if data:
-                verdict = check_in_own_process(check_code, request.get("modules"), data, request.get("limits") or {})
-            else:
-                verdict = {"passed": False, "message": CHECK_UNREADABLE}
-            stop_run()
+        pid = os.fork()
+        if pid == 0:
+            checker((data or b"") if exit_code == 0 else None, modules, limits)
+        os.waitpid(pid, 0)
+        stop_run()
         clean = wipe(shot) if warm else True
         if warm:
             control(
@@ -1109,8 +1108,6 @@ def supervise(*, warm: bool) -> int:
                     "run_ms": round(run_ms, 1),
                 }
             )
-        # A newline first: the run's last line may lack one, and the end line must start a line.
-        write_all(1, ("\n" + json.dumps({"type": "end", "nonce": nonce, "check": verdict}) + "\n").encode())
         if not warm:
             kill_all()
             return exit_code if exit_code >= 0 else 128 - exit_code

@@ -31,7 +31,7 @@ STDERR_TAIL = 4000
 def request_payload(
     request: RunRequest, *, address_space: bool, processes: bool, nonce: str, cpu_s: int | None = None
 ) -> bytes:
-    """What the harness reads on stdin. `nonce`: the run's secret, which the harness's supervisor
+    """What the harness reads on stdin. `nonce`: the run's secret, which the check's process
     writes back on the end line (EndLine) and no process of the run ever holds.
     `address_space`: the harness also caps its address space
     at the memory limit (where no cgroup does it; never with a GPU, whose driver maps far more).
@@ -52,15 +52,17 @@ def request_payload(
         harness_limits["address_space"] = limits.memory_bytes
     if cpu_s:
         harness_limits["cpu_s"] = cpu_s
-    # One line: the harness reads up to the newline, so it never waits for the end of stdin.
-    payload = {
+    first = {
         "code": request.code,
-        "check": request.check_code,
         "limits": harness_limits,
         "modules": [list(module) for module in request.modules],
-        "nonce": nonce,
+        # Whether the program hands its variables over for a check (the learner knows that much).
+        "export": bool(request.check_code),
     }
-    return (json.dumps(payload) + "\n").encode()
+    # Two lines: the harness's supervisor reads the first; the check's own process, forked once the
+    # run's processes are gone, reads the second (the check's source and the run's nonce).
+    second = {"check": request.check_code, "nonce": nonce}
+    return (json.dumps(first) + "\n" + json.dumps(second) + "\n").encode()
 
 
 class EndLine:
