@@ -79,7 +79,7 @@ def processes_with(marker: str) -> list[str]:
 
 @pytest.mark.parametrize("attack", ATTACKS, ids=[a.name for a in ATTACKS])
 def test_it_contains_the_attack_submitted_through_the_api(any_backend_worker, learner_over_http, make_exercise, attack):
-    exercise = make_exercise(time_limit_s=math.ceil(attack.wall_s))
+    exercise = make_exercise(time_limit_s=math.ceil(attack.wall_s), check_code=attack.check)
     if attack.before:
         first = learner_over_http().run(exercise, attack.before)
         assert first["status"] == "succeeded", first

@@ -13,7 +13,7 @@ def test_it_contains_the_attack(sandbox_backend, run_code, attack):
     if attack.before:
         first = run_code(sandbox_backend, attack.before, wall_s=attack.wall_s)
         assert first.status == "succeeded", (first.status, first.reason, first.outputs)
-    run = run_code(sandbox_backend, attack.code, wall_s=attack.wall_s)
+    run = run_code(sandbox_backend, attack.code, wall_s=attack.wall_s, check=attack.check)
     attack.expect(run.status, run.reason, run.outputs, run.exit_code)
     if attack.marker:
         assert host_processes_with(attack.marker) == [], "a process of the run outlived it"

@@ -44,9 +44,11 @@ def ready(backend) -> None:
 counter = iter(range(1, 1_000_000))
 
 
-def run_as(backend, owner: str, code: str, *, wall_s: float = 10.0) -> Run:
+def run_as(backend, owner: str, code: str, *, wall_s: float = 10.0, check: str = "") -> Run:
     events: list = []
-    request = RunRequest(run_id=f"warm-{next(counter)}", code=code, owner=owner, limits=Limits(wall_s=wall_s))
+    request = RunRequest(
+        run_id=f"warm-{next(counter)}", code=code, check_code=check, owner=owner, limits=Limits(wall_s=wall_s)
+    )
     result = backend.execute(request, events.append)
     return Run(result, events)
 
@@ -60,7 +62,7 @@ def test_it_contains_the_attack_in_a_warm_sandbox(warm_backend, attack):
         assert first.status == "succeeded", (first.status, first.reason, first.outputs)
         assert first.result.details["warm"] is True
         ready(warm_backend)
-    run = run_as(warm_backend, "attacker", attack.code, wall_s=attack.wall_s)
+    run = run_as(warm_backend, "attacker", attack.code, wall_s=attack.wall_s, check=attack.check)
     assert run.result.details["warm"] is True, "the attack ran cold"
     attack.expect(run.status, run.reason, run.outputs, run.exit_code)
     if attack.marker:
@@ -126,6 +128,59 @@ def test_it_leaves_nothing_of_a_run_to_the_learners_next_run_or_another_learners
     assert other.result.details["sandbox"] != first.result.details["sandbox"]
     assert other.text() == "OK nothing left\n", other.outputs
     assert host_processes_with(MARKER) == []
+
+
+MQ = f"""
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mq_open.restype = ctypes.c_int
+libc.mq_open.argtypes = [ctypes.c_char_p, ctypes.c_int, ctypes.c_uint, ctypes.c_void_p]
+NAME = b"/{MARKER}"
+"""
+
+LEAVE_IPC_AND_METADATA = (
+    MQ
+    + f"""
+print("mq", libc.mq_open(NAME, os.O_CREAT | os.O_RDWR, 0o600, None) >= 0)
+for folder in ("/tmp", "/dev/shm"):
+    os.utime(folder, (1_000_000_000, 1_000_000_000))  # back to 2001
+    os.setxattr(folder, "user.{MARKER}", b"left")
+print("left them behind")
+"""
+)
+
+LOOK_FOR_IPC_AND_METADATA = (
+    MQ
+    + f"""
+found = []
+if libc.mq_open(NAME, os.O_RDONLY, 0, None) >= 0:
+    found.append("the message queue")
+for folder in ("/tmp", "/dev/shm"):
+    if os.stat(folder).st_mtime < 1_100_000_000:
+        found.append(f"{{folder}}'s time")
+    if any("{MARKER}" in name for name in os.listxattr(folder)):
+        found.append(f"{{folder}}'s attribute")
+print("LEAK", found) if found else print("OK nothing left")
+"""
+)
+
+
+@pytest.mark.services
+def test_it_keeps_no_ipc_object_or_folder_metadata_for_the_learners_next_run(warm_backend):
+    ready(warm_backend)
+    first = run_as(warm_backend, "learner-m", LEAVE_IPC_AND_METADATA)
+    assert first.result.details["warm"] is True
+    assert first.status == "succeeded" and first.text() == "mq True\nleft them behind\n", first.outputs
+    again = run_as(warm_backend, "learner-m", LOOK_FOR_IPC_AND_METADATA)
+    # Reused when the sandbox could put everything back, else replaced: either way nothing is left.
+    assert again.text() == "OK nothing left\n", again.outputs
+    restored = run_as(
+        warm_backend, "learner-m", LEAVE_IPC_AND_METADATA.replace("libc.mq_open(NAME", "(lambda *a: 0)(NAME")
+    )
+    after = run_as(warm_backend, "learner-m", LOOK_FOR_IPC_AND_METADATA)
+    # Times and attributes alone are put back: the same sandbox serves the next run.
+    assert after.result.details.get("sandbox") == restored.result.details["sandbox"]
+    assert after.text() == "OK nothing left\n", after.outputs
 
 
 RANDOM = "import random, numpy\nprint(random.random(), numpy.random.random())\n"
