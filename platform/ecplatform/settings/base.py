@@ -164,6 +164,11 @@ RUNNER_MAX_CODE_BYTES = env_int("RUNNER_MAX_CODE_BYTES", 64 * 1024)
 # Per learner: runs queued or running at once, and runs started in any 60 seconds (429 beyond).
 RUNNER_MAX_ACTIVE_PER_LEARNER = env_int("RUNNER_MAX_ACTIVE_PER_LEARNER", 2)
 RUNNER_MAX_RUNS_PER_MINUTE = env_int("RUNNER_MAX_RUNS_PER_MINUTE", 30)
+# Event streams (GET /api/runs/<id>/events/) one learner may hold open at once (429 beyond); each
+# holds a slot in Redis that it renews while open and that expires RUNNER_STREAM_SLOT_TTL_S after
+# its web process stopped renewing it.
+RUNNER_MAX_STREAMS_PER_LEARNER = env_int("RUNNER_MAX_STREAMS_PER_LEARNER", 8)
+RUNNER_STREAM_SLOT_TTL_S = env_int("RUNNER_STREAM_SLOT_TTL_S", 60)
 # Stored copies of stdout and stderr are cut at this many characters (the sandbox caps output too).
 RUNNER_TEXT_CAP = env_int("RUNNER_TEXT_CAP", 1024 * 1024)
 # A running run's worker touches heartbeat_at this often; the sweeper ends runs whose heartbeat is
