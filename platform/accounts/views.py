@@ -4,7 +4,7 @@ from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
-from accounts.forms import SignupForm, ThrottledAuthenticationForm
+from accounts.forms import SignupForm
 
 
 @require_http_methods(["GET", "POST"])
@@ -29,5 +29,5 @@ def _safe_next(request) -> str:
 
 
 class LoginView(auth_views.LoginView):
-    authentication_form = ThrottledAuthenticationForm
+    # Failed attempts are counted, and locked-out clients refused, by accounts.lockout.
     redirect_authenticated_user = True
