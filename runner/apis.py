@@ -23,9 +23,13 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from courses.selectors import exercise_get_for_user
+from courses.selectors import course_open_to_learner, exercise_get_for_user
 from runner import events, selectors, services
 from runner.models import Run
+
+INVITE_REQUIRED = (
+    "This course is by invitation: join it with the invite link your instructor gives out, then run its exercises."
+)
 
 
 class RunCapReachedError(exceptions.APIException):
@@ -83,6 +87,7 @@ class RunCreateApi(APIView):
         responses={
             201: RunOutputSerializer,
             400: OpenApiResponse(description="Unknown or hidden exercise, code over 64 KiB, malformed JSON."),
+            403: OpenApiResponse(description="The exercise's course is by invitation and the learner has not joined."),
             429: OpenApiResponse(description="Too many runs queued, running or started this minute; see Retry-After."),
             503: OpenApiResponse(description="The run queue is unreachable; the run is stored as error."),
         },
@@ -101,6 +106,8 @@ class RunCreateApi(APIView):
         except Http404:
             detail = "No such exercise."
             raise exceptions.ValidationError({"detail": detail, "exercise": [detail]}) from None
+        if not course_open_to_learner(course=exercise.chapter.course, user=request.user):
+            raise exceptions.PermissionDenied(INVITE_REQUIRED)
         try:
             run = services.run_submit(user=request.user, exercise=exercise, code=data.validated_data["code"])
         except ValidationError as exc:
