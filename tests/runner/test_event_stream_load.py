@@ -104,6 +104,7 @@ def test_200_open_streams_of_one_learner_leave_another_learner_unaffected(
             assert first_frame(readers[-1])["data"]["text"] == "still going\n"
 
         in_use = server_connections("ec-streams-redis")
+        print(f"{STREAMS} open streams: the web process holds {in_use} database connections (pool max {POOL_MAX})")
         assert in_use <= POOL_MAX, f"{in_use} database connections for {STREAMS} open streams"
         assert slots.zcard(events.stream_slots_key(hostile.pk)) == STREAMS
 
