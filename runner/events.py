@@ -64,7 +64,11 @@ class RunEventSubscription:
         self._channel = run_channel(run_id)
 
     async def open(self) -> "RunEventSubscription":
-        await self._pubsub.subscribe(self._channel)
+        try:
+            await self._pubsub.subscribe(self._channel)
+        except redis.RedisError:
+            await self.close()
+            raise
         return self
 
     async def next_message(self, timeout: float) -> dict | None:
