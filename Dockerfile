@@ -4,7 +4,8 @@ ARG PYTHON=python:3.11-slim-bookworm
 FROM ${PYTHON}
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    PIP_NO_CACHE_DIR=1
+    PIP_NO_CACHE_DIR=1 \
+    DJANGO_SETTINGS_MODULE=ecplatform.settings.production
 WORKDIR /app
 COPY requirements.txt ./
 RUN pip install -r requirements.txt
@@ -14,4 +15,6 @@ RUN pip install --no-deps --no-build-isolation -e . \
     && mkdir -p /app/var && chown app /app/var
 USER app
 EXPOSE 8000
+# Production settings (above); proxy headers are honoured only from the addresses in
+# FORWARDED_ALLOW_IPS (uvicorn reads it; unset: 127.0.0.1) and TRUSTED_PROXIES (Django).
 CMD ["python", "-m", "uvicorn", "ecplatform.asgi:application", "--app-dir", "platform", "--host", "0.0.0.0", "--port", "8000"]

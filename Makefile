@@ -4,6 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+export DJANGO_SETTINGS_MODULE ?= ecplatform.settings.dev
 
 .PHONY: run test setup lint fmt migrate demo image clean
 

@@ -11,7 +11,9 @@ sys.path.insert(1, str(Path(__file__).resolve().parent / "platform"))
 
 
 def main():
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.dev")
+    # Production unless the development settings are asked for (the Makefile does, for `make run`):
+    # a command run by hand on a server must never pick DEBUG settings by default.
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.production")
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

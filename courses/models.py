@@ -65,6 +65,18 @@ class Course(models.Model):
     level = models.CharField(max_length=16, choices=Level.choices, default=Level.BEGINNER)
     published = models.BooleanField(default=False)
     instructors = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="taught_courses", blank=True)
+
+    class EnrolmentPolicy(models.TextChoices):
+        OPEN = "open", "Open: any signed-in learner"
+        INVITE = "invite", "By invitation: learners join with a cohort's invite link"
+
+    enrolment = models.CharField(
+        max_length=8,
+        choices=EnrolmentPolicy.choices,
+        default=EnrolmentPolicy.OPEN,
+        help_text="By invitation, only learners who joined a cohort of the course (or an admin added) open its "
+        "chapters and run its exercises; the course's instructors make cohorts and hand out their invite links.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -74,6 +86,7 @@ class Course(models.Model):
             models.CheckConstraint(
                 condition=models.Q(level__in=["beginner", "intermediate", "advanced"]), name="course_level_valid"
             ),
+            models.CheckConstraint(condition=models.Q(enrolment__in=["open", "invite"]), name="course_enrolment_valid"),
         ]
 
     def __str__(self):

@@ -75,6 +75,15 @@ def course_taught_by(*, course: Course, user) -> bool:
     return bool(user and user.is_authenticated) and course.instructors.filter(pk=user.pk).exists()
 
 
+def course_open_to_learner(*, course: Course, user) -> bool:
+    """Whether the user may open the course's chapters and run its exercises. A course open to
+    enrolment: anyone who sees it. One by invitation: learners enrolled in it (they joined one of its
+    cohorts with the invite link, or an admin added them), its instructors and staff."""
+    if course.enrolment == Course.EnrolmentPolicy.OPEN or course_drafts_visible_to(course=course, user=user):
+        return True
+    return bool(user and user.is_authenticated) and Enrolment.objects.filter(user=user, course=course).exists()
+
+
 def chapter_get_for_user(*, user, course_slug: str, chapter_slug: str) -> Chapter:
     course = course_get_for_user(user=user, slug=course_slug)
     chapter = Chapter.objects.filter(course=course, slug=chapter_slug).select_related("course").first()

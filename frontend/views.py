@@ -27,8 +27,15 @@ def catalog(request):
     return render(request, "frontend/catalog.html", {"courses": courses})
 
 
+def _invite_required(request, course):
+    """A course by invitation, to someone not enrolled in it: say so, and enrol no one."""
+    return render(request, "frontend/invite_required.html", {"course": course}, status=403)
+
+
 def course_detail(request, course_slug: str):
     course = selectors.course_get_for_user(user=request.user, slug=course_slug)
+    if not selectors.course_open_to_learner(course=course, user=request.user):
+        return _invite_required(request, course)
     parts = selectors.course_outline_for_user(course=course, user=request.user)
     minutes = sum(part.chapter.reading_minutes for part in parts if part.is_open)
     # Read before the visit is noted, so "Continue" still points where the learner was.
@@ -56,6 +63,8 @@ def glossary(request, course_slug: str):
 
 def chapter_detail(request, course_slug: str, chapter_slug: str):
     chapter = selectors.chapter_get_for_user(user=request.user, course_slug=course_slug, chapter_slug=chapter_slug)
+    if not selectors.course_open_to_learner(course=chapter.course, user=request.user):
+        return _invite_required(request, chapter.course)
     page = selectors.chapter_page_for(chapter=chapter, user=request.user)
     if request.user.is_authenticated:
         enrolment_visit(user=request.user, course=chapter.course, chapter=chapter)

@@ -7,11 +7,14 @@ is down (the run is then stored as `error`, reason "broker unavailable", never l
 
 import asyncio
 import json
+import logging
 import time
 
+import redis
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig, ValidationError
+from django.db import connections
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -20,9 +23,13 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from courses.selectors import exercise_get_for_user
+from courses.selectors import course_open_to_learner, exercise_get_for_user
 from runner import events, selectors, services
 from runner.models import Run
+
+INVITE_REQUIRED = (
+    "This course is by invitation: join it with the invite link your instructor gives out, then run its exercises."
+)
 
 
 class RunCapReachedError(exceptions.APIException):
@@ -80,6 +87,7 @@ class RunCreateApi(APIView):
         responses={
             201: RunOutputSerializer,
             400: OpenApiResponse(description="Unknown or hidden exercise, code over 64 KiB, malformed JSON."),
+            403: OpenApiResponse(description="The exercise's course is by invitation and the learner has not joined."),
             429: OpenApiResponse(description="Too many runs queued, running or started this minute; see Retry-After."),
             503: OpenApiResponse(description="The run queue is unreachable; the run is stored as error."),
         },
@@ -98,6 +106,8 @@ class RunCreateApi(APIView):
         except Http404:
             detail = "No such exercise."
             raise exceptions.ValidationError({"detail": detail, "exercise": [detail]}) from None
+        if not course_open_to_learner(course=exercise.chapter.course, user=request.user):
+            raise exceptions.PermissionDenied(INVITE_REQUIRED)
         try:
             run = services.run_submit(user=request.user, exercise=exercise, code=data.validated_data["code"])
         except ValidationError as exc:
@@ -142,11 +152,15 @@ class EventStreamRenderer(BaseRenderer):
         return json.dumps(data).encode()
 
 
-# The stream re-reads the Run row this often when no message arrives (and always without Redis),
-# and sends a comment line to keep proxies from closing a quiet connection.
+# Without Redis the stream re-reads the Run row this often. With Redis it reads the row once, then
+# waits on the run's channel and reads again only for a gap in the sequence, or after a quiet spell
+# of QUIET_RECHECK_S (a status message lost with a Redis hiccup must not leave the stream open for
+# good). A comment line every KEEPALIVE_S keeps proxies from closing a quiet connection.
 POLL_INTERVAL_S = 0.25
-PUBSUB_RECHECK_S = 2.0
+QUIET_RECHECK_S = 30.0
 KEEPALIVE_S = 15.0
+
+log = logging.getLogger(__name__)
 
 
 def _sse(index: int, event: dict, name: str | None = None) -> str:
@@ -154,18 +168,38 @@ def _sse(index: int, event: dict, name: str | None = None) -> str:
     return f"{head}data: {json.dumps(event)}\n\n"
 
 
-async def run_event_stream(*, run_id, after: int = -1):
+def _run_snapshot_released(run_id) -> Run | None:
+    """Reads the row, then hands the connection back (to the pool, under PostgreSQL) in the thread
+    that used it: a stream waits far longer than it reads, and a connection held per open stream
+    lets one learner's tabs take the whole pool from everyone else."""
+    try:
+        return selectors.run_snapshot(run_id=run_id)
+    finally:
+        connections.close_all()
+
+
+async def run_event_stream(*, run_id, after: int = -1, slot: events.StreamSlot | None = None):
     """Yields SSE frames: every output event after index `after`, live as they come, then the
-    status event (`event: status`), then ends."""
-    snapshot = sync_to_async(selectors.run_snapshot)
-    subscription = await events.RunEventSubscription(run_id).open() if events.pubsub_enabled() else None
+    status event (`event: status`), then ends. Holds no database connection while it waits."""
+    snapshot = sync_to_async(_run_snapshot_released, thread_sensitive=False)
+    renew = sync_to_async(slot.renew, thread_sensitive=False) if slot is not None else None
+    subscription = None
+    if events.pubsub_enabled():
+        try:
+            # Subscribed before the first read, so nothing published after that read is missed.
+            subscription = await events.RunEventSubscription(run_id).open()
+        except redis.RedisError:
+            log.warning("run events: Redis unavailable, polling run %s", run_id, exc_info=True)
     sent = after
-    last_write = time.monotonic()
+    now = time.monotonic()
+    last_write = last_read = last_renew = now
+    renew_every_s = float(settings.RUNNER_STREAM_SLOT_TTL_S) / 3
     try:
         need_read = True
         while True:
             if need_read:
-                run = await snapshot(run_id=run_id)
+                run = await snapshot(run_id)
+                last_read = time.monotonic()
                 if run is None:
                     return
                 for index in range(sent + 1, len(run.outputs)):
@@ -175,36 +209,77 @@ async def run_event_stream(*, run_id, after: int = -1):
                 if run.is_finished:
                     yield _sse(len(run.outputs), run.status_event(), name="status")
                     return
+                need_read = False
             if subscription is None:
                 await asyncio.sleep(POLL_INTERVAL_S)
                 need_read = True
             else:
-                message = await subscription.next_message(timeout=PUBSUB_RECHECK_S)
+                try:
+                    message = await subscription.next_message(timeout=min(KEEPALIVE_S, renew_every_s))
+                except redis.RedisError:
+                    log.warning("run events: lost Redis, polling run %s", run_id, exc_info=True)
+                    await subscription.close()
+                    subscription, need_read = None, True
+                    continue
+                seq = (message or {}).get("seq")
                 event = (message or {}).get("event") or {}
-                if message and message.get("seq") == sent + 1 and event.get("type") == "status":
+                if message is None or not isinstance(seq, int):
+                    need_read = time.monotonic() - last_read >= QUIET_RECHECK_S
+                elif seq == sent + 1 and event.get("type") == "status":
                     # The status is published after the row is written, with every event before it
                     # already sent: the stream is complete without reading the row again.
                     yield _sse(sent + 1, event, name="status")
                     return
-                if message and message.get("seq") == sent + 1:
+                elif seq == sent + 1:
                     yield _sse(sent + 1, event)
                     sent += 1
                     last_write = time.monotonic()
-                    need_read = False
-                elif message and isinstance(message.get("seq"), int) and message["seq"] <= sent:
-                    need_read = False  # already sent from the row
-                else:
-                    need_read = True  # the end, a gap, or a quiet spell: the row knows
-            if time.monotonic() - last_write >= KEEPALIVE_S:
+                elif seq > sent + 1:
+                    need_read = True  # a gap: the row has what was missed
+            now = time.monotonic()
+            if now - last_write >= KEEPALIVE_S:
                 yield ": keepalive\n\n"
-                last_write = time.monotonic()
+                last_write = now
+            if renew is not None and now - last_renew >= renew_every_s:
+                await renew()
+                last_renew = now
     finally:
         if subscription is not None:
             await subscription.close()
 
 
+class RunEventStream:
+    """The response body: iterates the stream; Django calls close() when the response ends (the
+    client left, or the stream finished), even if iteration never started, and the slot goes back."""
+
+    def __init__(self, *, run_id, after: int, slot: events.StreamSlot):
+        self.slot = slot
+        self._events = run_event_stream(run_id=run_id, after=after, slot=slot)
+
+    def __aiter__(self):
+        return self._events
+
+    def close(self) -> None:
+        self.slot.release()
+
+
+class StreamLimitReachedError(exceptions.APIException):
+    status_code = status.HTTP_429_TOO_MANY_REQUESTS
+    default_code = "stream_limit_reached"
+
+    def __init__(self, detail: str, wait: int):
+        super().__init__(detail)
+        self.wait = wait
+
+
 class RunEventsApi(APIView):
     renderer_classes = [JSONRenderer, EventStreamRenderer]
+
+    def handle_exception(self, exc):
+        response = super().handle_exception(exc)
+        # An error comes before any event: answer it as JSON whatever the client asked for.
+        self.request.accepted_renderer, self.request.accepted_media_type = JSONRenderer(), "application/json"
+        return response
 
     @extend_schema(
         parameters=[
@@ -216,7 +291,11 @@ class RunEventsApi(APIView):
                 description="Resume after this event index (sent by browsers on reconnect).",
             )
         ],
-        responses={(200, "text/event-stream"): OpenApiTypes.STR, 404: OpenApiResponse(description="No such run.")},
+        responses={
+            (200, "text/event-stream"): OpenApiTypes.STR,
+            404: OpenApiResponse(description="No such run."),
+            429: OpenApiResponse(description="The learner has too many event streams open; see Retry-After."),
+        },
         summary="Stream a run's events",
         description="Server-sent events: each output event as `data: <json>` with `id: <index in outputs>`, "
         'then one `event: status` whose data is {"type": "status", "status", "exit_code", "reason", '
@@ -228,7 +307,17 @@ class RunEventsApi(APIView):
             after = int(request.headers.get("Last-Event-ID", "-1"))
         except ValueError:
             after = -1
-        response = StreamingHttpResponse(run_event_stream(run_id=run.pk, after=after), content_type="text/event-stream")
+        slot = events.StreamSlot(request.user.pk)
+        if not slot.acquire():
+            limit = settings.RUNNER_MAX_STREAMS_PER_LEARNER
+            raise StreamLimitReachedError(
+                f"You have {limit} event streams open already; close one (another tab) and try again.", wait=5
+            )
+        # The stream reads the row itself; the connection this request used goes back to the pool
+        # now, not when the stream ends.
+        connections.close_all()
+        body = RunEventStream(run_id=run.pk, after=after, slot=slot)
+        response = StreamingHttpResponse(body, content_type="text/event-stream")
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come
         return response

@@ -10,6 +10,8 @@ A message is JSON: {"seq": <index in Run.outputs>, "event": {...}} for an output
 
 import json
 import logging
+import threading
+import uuid
 from functools import cache
 
 import redis
@@ -29,7 +31,12 @@ def pubsub_enabled() -> bool:
 
 @cache
 def _client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, driver_info=None)
+    # A blocking pool: when many threads of a web process talk to Redis at once (hundreds of event
+    # streams closing together), a thread waits for a free connection instead of failing.
+    pool = redis.BlockingConnectionPool.from_url(
+        url, max_connections=50, timeout=5, socket_connect_timeout=2, socket_timeout=5, driver_info=None
+    )
+    return redis.Redis(connection_pool=pool)
 
 
 def run_events_publish(*, run_id, events: list[tuple[int, dict]]) -> None:
@@ -57,7 +64,11 @@ class RunEventSubscription:
         self._channel = run_channel(run_id)
 
     async def open(self) -> "RunEventSubscription":
-        await self._pubsub.subscribe(self._channel)
+        try:
+            await self._pubsub.subscribe(self._channel)
+        except redis.RedisError:
+            await self.close()
+            raise
         return self
 
     async def next_message(self, timeout: float) -> dict | None:
@@ -76,3 +87,96 @@ class RunEventSubscription:
             await self._client.aclose()
         except redis.RedisError:
             log.debug("closing a run event subscription failed", exc_info=True)
+
+
+# --- Open event streams per learner ----------------------------------------------------------------
+# Each open stream holds a slot: a member of a sorted set per learner whose score is when the slot
+# expires. A stream renews its slot while it stays open, so slots of a web process that died expire
+# on their own instead of locking the learner out for good.
+
+_SLOT_ACQUIRE = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  return 0
+end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[3])
+redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 1)
+return 1
+"""
+_SLOT_RENEW = """
+local now = redis.call('TIME')
+now = tonumber(now[1]) + tonumber(now[2]) / 1000000
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[1]), ARGV[2])
+redis.call('EXPIRE', KEYS[1], math.ceil(tonumber(ARGV[1])) + 1)
+return 1
+"""
+
+
+def stream_slots_key(user_id) -> str:
+    return f"runner:streams:user:{user_id}"
+
+
+# Without Redis (the embedded set-up: one web process) the slots are counted in the process.
+_local_slots: dict[object, set[str]] = {}
+_local_lock = threading.Lock()
+
+
+class StreamSlot:
+    """One open event stream of a learner. `acquire` answers False when the learner already holds
+    RUNNER_MAX_STREAMS_PER_LEARNER streams; `release` is idempotent."""
+
+    def __init__(self, user_id):
+        self.user_id = user_id
+        self.member = uuid.uuid4().hex
+        self.held = False
+
+    @property
+    def ttl_s(self) -> float:
+        return float(settings.RUNNER_STREAM_SLOT_TTL_S)
+
+    def acquire(self) -> bool:
+        limit = settings.RUNNER_MAX_STREAMS_PER_LEARNER
+        if pubsub_enabled():
+            try:
+                client = _client(settings.REDIS_URL)
+                got = client.eval(_SLOT_ACQUIRE, 1, stream_slots_key(self.user_id), limit, self.ttl_s, self.member)
+            except redis.RedisError:
+                # Streams still work without Redis (they poll the row); a count that cannot be
+                # kept must not lock every learner out.
+                log.warning("could not count open event streams", exc_info=True)
+                return True
+            self.held = bool(got)
+            return self.held
+        with _local_lock:
+            members = _local_slots.setdefault(self.user_id, set())
+            if len(members) >= limit:
+                return False
+            members.add(self.member)
+        self.held = True
+        return True
+
+    def renew(self) -> None:
+        if not (self.held and pubsub_enabled()):
+            return
+        try:
+            _client(settings.REDIS_URL).eval(_SLOT_RENEW, 1, stream_slots_key(self.user_id), self.ttl_s, self.member)
+        except redis.RedisError:
+            log.debug("could not renew an event stream slot", exc_info=True)
+
+    def release(self) -> None:
+        if not self.held:
+            return
+        self.held = False
+        if pubsub_enabled():
+            try:
+                _client(settings.REDIS_URL).zrem(stream_slots_key(self.user_id), self.member)
+            except redis.RedisError:
+                log.warning("could not release an event stream slot (it expires)", exc_info=True)
+            return
+        with _local_lock:
+            members = _local_slots.get(self.user_id, set())
+            members.discard(self.member)
+            if not members:
+                _local_slots.pop(self.user_id, None)

@@ -1,5 +1,13 @@
 from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as BaseUserManager
 from django.db import models
+
+
+class UserManager(BaseUserManager):
+    def create_superuser(self, username, email=None, password=None, **extra_fields):
+        # `createsuperuser` makes an admin: the role is what carries the superuser flag (User.save).
+        extra_fields.setdefault("role", User.Role.ADMIN)
+        return super().create_superuser(username, email, password, **extra_fields)
 
 
 class User(AbstractUser):
@@ -19,6 +27,8 @@ class User(AbstractUser):
     role = models.CharField(max_length=16, choices=Role.choices, default=Role.LEARNER)
     theme = models.CharField(max_length=8, choices=Theme.choices, default=Theme.SYSTEM)
 
+    objects = UserManager()
+
     class Meta:
         constraints = [
             models.CheckConstraint(
@@ -33,8 +43,11 @@ class User(AbstractUser):
 
     def save(self, *args, **kwargs):
         # The role is the one source of truth for access: an admin authors everything in the
-        # Django admin, so the role carries the staff and superuser flags with it.
-        if self.role == self.Role.ADMIN:
-            self.is_staff = True
-            self.is_superuser = True
+        # Django admin, so the role carries the staff and superuser flags with it, both ways: an
+        # admin given another role (a demotion) loses them in the same save.
+        is_admin = self.role == self.Role.ADMIN
+        self.is_staff = self.is_superuser = is_admin
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "role" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "is_staff", "is_superuser"}
         super().save(*args, **kwargs)

@@ -1,11 +1,22 @@
-"""Writes for accounts: creating users and the failed-login throttle."""
+"""Writes for accounts: creating users, API tokens and lifting a login lockout."""
 
-import hashlib
+from datetime import timedelta
 
 from django.conf import settings
-from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+from rest_framework.authtoken.models import Token
 
+from accounts.lockout import login_lockout_lift
 from accounts.models import User
+
+__all__ = [
+    "api_token_is_expired",
+    "api_token_issue",
+    "login_lockout_lift",
+    "user_create",
+    "user_theme_set",
+]
 
 
 def user_create(*, username: str, password: str, email: str = "", role: str = User.Role.LEARNER) -> User:
@@ -16,29 +27,19 @@ def user_create(*, username: str, password: str, email: str = "", role: str = Us
     return user
 
 
-def _throttle_keys(*, username: str, ip: str) -> list[str]:
-    name = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
-    return [f"login-fail:user:{name}", f"login-fail:ip:{ip}"]
+def api_token_is_expired(*, token: Token, now=None) -> bool:
+    return token.created < (now or timezone.now()) - timedelta(days=settings.API_TOKEN_TTL_DAYS)
 
 
-def login_is_throttled(*, username: str, ip: str) -> bool:
-    limit = settings.LOGIN_FAILURE_LIMIT
-    return any((cache.get(key) or 0) >= limit for key in _throttle_keys(username=username, ip=ip))
-
-
-def login_failure_record(*, username: str, ip: str) -> None:
-    window = settings.LOGIN_FAILURE_WINDOW_S
-    for key in _throttle_keys(username=username, ip=ip):
-        # add() is a no-op when the key exists, so the window starts at the first failure.
-        cache.add(key, 0, timeout=window)
-        try:
-            cache.incr(key)
-        except ValueError:
-            cache.set(key, 1, timeout=window)
-
-
-def login_failures_clear(*, username: str, ip: str) -> None:
-    cache.delete(_throttle_keys(username=username, ip=ip)[0])
+def api_token_issue(*, user: User) -> Token:
+    """The user's API token: the current one while it lasts, a fresh one once it has expired (the
+    old key stops working at once)."""
+    with transaction.atomic():
+        token, created = Token.objects.select_for_update().get_or_create(user=user)
+        if not created and api_token_is_expired(token=token):
+            token.delete()
+            token = Token.objects.create(user=user)
+    return token
 
 
 def user_theme_set(*, user: User, theme: str) -> None:

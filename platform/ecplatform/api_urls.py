@@ -1,10 +1,11 @@
 """The public API (see DESIGN.md): each app contributes its own endpoints."""
 
 from django.urls import include, path
-from rest_framework.authtoken.views import obtain_auth_token
+
+from accounts.apis import TokenObtainApi
 
 urlpatterns = [
-    path("auth/token/", obtain_auth_token, name="api-token"),
+    path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
     path("", include("courses.api_urls")),
     path("", include("runner.api_urls")),
 ]

@@ -7,7 +7,8 @@ import django
 from asgiref.sync import sync_to_async
 from django.core.handlers.asgi import ASGIHandler
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.dev")
+# Production unless asked otherwise: a server started without settings must not run with DEBUG.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.production")
 
 
 class SyncChainASGIHandler(ASGIHandler):

@@ -4,7 +4,8 @@ import os
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.dev")
+# Production unless asked otherwise: a server started without settings must not run with DEBUG.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.production")
 
 app = Celery("ecplatform")
 app.config_from_object("django.conf:settings", namespace="CELERY")

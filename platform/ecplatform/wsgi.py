@@ -2,6 +2,7 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.dev")
+# Production unless asked otherwise: a server started without settings must not run with DEBUG.
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.production")
 
 application = get_wsgi_application()

@@ -39,10 +39,13 @@ def test_it_returns_to_a_page_on_this_site_after_signup(client):
 
 @pytest.mark.django_db
 def test_it_throttles_failed_logins(client, learner):
-    for _ in range(5):
+    for _ in range(4):
         response = client.post(reverse("login"), {"username": learner.username, "password": "wrong"})
         assert "Please enter a correct username" in response.content.decode()
+    response = client.post(reverse("login"), {"username": learner.username, "password": "wrong"})
+    assert response.status_code == 429
     response = client.post(reverse("login"), {"username": learner.username, "password": "pw-for-tests-1"})
+    assert response.status_code == 429
     assert "Too many failed attempts" in response.content.decode()
     assert "_auth_user_id" not in client.session
 

@@ -2,6 +2,7 @@
 environment (see .env.example); dev, test and production modules override only what they must."""
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -27,6 +28,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "accounts",
     "courses",
     "runner",
@@ -34,6 +36,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: everything after it must see the client's address and scheme only as trusted proxies
+    # report them (TRUSTED_PROXIES).
+    "ecplatform.proxies.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -42,6 +47,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes requires: turns a lockout into the answer accounts.lockout gives.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "ecplatform.urls"
@@ -94,10 +101,37 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "frontend:catalog"
 LOGOUT_REDIRECT_URL = "frontend:catalog"
 
-# Failed-login throttle: this many failures per username or per client address inside the
-# window lock further attempts until the window passes.
+# Failed logins (login page, admin login, POST /api/auth/token/) lock out a username, and separately
+# a client address, after LOGIN_FAILURE_LIMIT failures; the lock lifts LOGIN_FAILURE_WINDOW_S after
+# the last failure, or when an admin lifts it (Users: "Lift login lockout", or Access attempts).
+# django-axes keeps the count (see accounts/lockout.py for why).
 LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
 LOGIN_FAILURE_WINDOW_S = env_int("LOGIN_FAILURE_WINDOW_S", 900)
+AUTHENTICATION_BACKENDS = [
+    "accounts.lockout.LockoutBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = LOGIN_FAILURE_LIMIT
+AXES_COOLOFF_TIME = timedelta(seconds=LOGIN_FAILURE_WINDOW_S)
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_USERNAME_CALLABLE = "accounts.lockout.username_for_lockout"
+AXES_LOCKOUT_CALLABLE = "accounts.lockout.lockout_response"
+AXES_RESET_ON_SUCCESS = True
+# Successful logins are not logged (a row per token request); failures are, for the admin.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_VERBOSE = False
+
+# Proxy headers (X-Forwarded-For, X-Forwarded-Proto, X-Forwarded-Host) count only when they come
+# from one of these addresses or networks (comma-separated, e.g. "10.0.0.5,172.16.0.0/12"); from
+# anyone else they are dropped before any code reads them. Empty: no proxy is trusted.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+
+# API tokens (POST /api/auth/token/) expire this many days after they were issued: an expired token
+# answers 401, and the next POST /api/auth/token/ issues a fresh one.
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30)
+
+# Self sign-up (/accounts/signup/). Off: only people with a cohort invite link can create an account.
+SIGNUP_OPEN = env_bool("SIGNUP_OPEN", True)
 
 REDIS_URL = env_str("REDIS_URL")
 if REDIS_URL:
@@ -133,9 +167,11 @@ EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "EasyCompilers <noreply@localhost>")
 
 REST_FRAMEWORK = {
+    # Token first: its WWW-Authenticate header makes a refused token (an expired one) a 401, which
+    # tells an API client to ask for a new token, not a 403.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "accounts.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "ecplatform.api.AutoSchema",
@@ -164,6 +200,11 @@ RUNNER_MAX_CODE_BYTES = env_int("RUNNER_MAX_CODE_BYTES", 64 * 1024)
 # Per learner: runs queued or running at once, and runs started in any 60 seconds (429 beyond).
 RUNNER_MAX_ACTIVE_PER_LEARNER = env_int("RUNNER_MAX_ACTIVE_PER_LEARNER", 2)
 RUNNER_MAX_RUNS_PER_MINUTE = env_int("RUNNER_MAX_RUNS_PER_MINUTE", 30)
+# Event streams (GET /api/runs/<id>/events/) one learner may hold open at once (429 beyond); each
+# holds a slot in Redis that it renews while open and that expires RUNNER_STREAM_SLOT_TTL_S after
+# its web process stopped renewing it.
+RUNNER_MAX_STREAMS_PER_LEARNER = env_int("RUNNER_MAX_STREAMS_PER_LEARNER", 8)
+RUNNER_STREAM_SLOT_TTL_S = env_int("RUNNER_STREAM_SLOT_TTL_S", 60)
 # Stored copies of stdout and stderr are cut at this many characters (the sandbox caps output too).
 RUNNER_TEXT_CAP = env_int("RUNNER_TEXT_CAP", 1024 * 1024)
 # A running run's worker touches heartbeat_at this often; the sweeper ends runs whose heartbeat is
@@ -241,6 +282,8 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # django-axes logs every failed login at INFO and WARNING; lockouts are what an operator needs.
+    "loggers": {"axes": {"level": "ERROR"}},
 }
 
 # Instructor dashboards: "active" means seen in the last DASHBOARD_ACTIVE_DAYS; a learner looks

@@ -1,6 +1,7 @@
 """Creates (or resets) the demo accounts that `make run` prints, one per role."""
 
-from django.core.management.base import BaseCommand
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
 
@@ -21,6 +22,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, course, **options):
         from courses.models import Course
+
+        if not settings.DEBUG:
+            # Its passwords are published (README, `make run`): anywhere but a developer's machine
+            # they would be an open door, with an admin among them.
+            raise CommandError(
+                "demo_accounts creates accounts with published passwords, an admin among them; it runs only "
+                "with DEBUG on (DJANGO_SETTINGS_MODULE=ecplatform.settings.dev, as `make run` sets)."
+            )
 
         for username, password, role in DEMO_ACCOUNTS:
             user, _ = User.objects.get_or_create(username=username, defaults={"role": role})
