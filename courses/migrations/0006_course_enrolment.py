@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('courses', '0004_cohorts'),
+        ('courses', '0005_course_modules'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
