@@ -468,9 +468,18 @@ def run_worker_started(*, worker: str) -> int:
                 ended += 1
                 _sandbox_stop(backend=run_backend(), run_id=str(run_id))
     run_sandboxes_cleanup()
+    _sandbox_problems_say()
     # The worker's main process keeps no database connection open while it waits for messages.
     connections.close_all()
     return ended
+
+
+def _sandbox_problems_say() -> None:
+    """Once, loudly, at start: every limit this worker's sandboxes cannot enforce."""
+    from runner.sandbox import backend_problems
+
+    for problem in backend_problems(settings.RUNNER_BACKEND):
+        log.error("SANDBOX DEGRADED (%s backend): %s", settings.RUNNER_BACKEND, problem)
 
 
 def run_sandboxes_cleanup(*, backend=None) -> int:

@@ -26,3 +26,10 @@ def test_it_hides_the_project_and_home_folders(local_backend, run_code):
     top, opt = run.text().splitlines()
     assert "work" not in top and "home" not in top
     assert opt == "['harness', 'runtime']"
+
+
+@pytest.mark.services
+def test_it_enforces_every_limit_on_this_machine(local_backend):
+    # Where a limit cannot be enforced (no cgroups, no user namespaces) the backend says so, the
+    # worker logs it at start, and this test fails.
+    assert LocalBackend.problems() == []
