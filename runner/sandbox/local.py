@@ -91,7 +91,11 @@ def host_uid() -> int | None:
     """The uid sandboxes run as on the host when the worker is root (None: the worker's own)."""
     if os.geteuid() != 0:
         return None
-    return int(setting("RUNNER_LOCAL_UID", HOST_UID_DEFAULT))
+    uid = int(setting("RUNNER_LOCAL_UID", HOST_UID_DEFAULT))
+    if uid == 0:
+        # Refuse rather than run learners' code as root.
+        raise OSError("RUNNER_LOCAL_UID must name an unprivileged uid, not 0")
+    return uid
 
 
 def stage_dir() -> Path:
@@ -157,7 +161,9 @@ class LocalBackend:
         try:
             proc, group = self._start(limits, f"run-{request.run_id}", cpu_s=int(limits.wall_s) + 5)
         except (OSError, subprocess.SubprocessError) as e:
-            return RunResult(status="error", reason=f"the local sandbox is not set up: {e}")
+            # The launcher's own error does not cross the fork; the probe says what is missing.
+            why = "; ".join(LocalBackend.problems()) if isinstance(e, subprocess.SubprocessError) else str(e)
+            return RunResult(status="error", reason=f"the local sandbox is not set up: {why or e}")
         ooms = group.oom_kills() if group else 0
         self._running[request.run_id] = proc
         stderr_chunks: list[bytes] = []

@@ -195,6 +195,9 @@ RUNNER_GPU = env_bool("RUNNER_GPU", False)
 # local backend: the venv (torch, numpy, matplotlib) mounted read-only in the sandbox; empty = the
 # worker's own.
 RUNNER_LOCAL_RUNTIME = env_str("RUNNER_LOCAL_RUNTIME", "")
+# local backend, worker running as root: the host uid its sandboxes run as (an unused one that owns
+# nothing; never 0). A worker that is not root runs sandboxes as itself.
+RUNNER_LOCAL_UID = env_int("RUNNER_LOCAL_UID", 63999)
 RUNNER_WALL_CAP_S = 120
 RUNNER_MAX_CODE_BYTES = env_int("RUNNER_MAX_CODE_BYTES", 64 * 1024)
 # Per learner: runs queued or running at once, and runs started in any 60 seconds (429 beyond).
