@@ -44,6 +44,8 @@ from .protocol import STDERR_TAIL, request_payload, run_result, supervise
 logger = logging.getLogger(__name__)
 
 STARTUP_TIMEOUT_S = 120
+# Bytes without a newline that a warm run's stream holds before handing them on as they are.
+PARTIAL_LINE_MAX = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -249,6 +251,10 @@ class _RunStream:
                 continue
             self.buffer += value
             out = self._take_lines()
+            if not out and not self.ended and len(self.buffer) > PARTIAL_LINE_MAX:
+                # A line this long is not the end line: the collector takes it as it comes and
+                # counts it against the output cap, rather than this buffer holding all of it.
+                out, self.buffer = self.buffer, b""
             if out or self.ended:
                 return out
         return b""
