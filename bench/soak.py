@@ -263,7 +263,7 @@ class Soak:
         self.tokens = tokens
         self.seed = seed
         self.lock = threading.Lock()
-        self.started: set[str] = set()
+        self.started: dict[str, str] = {}  # run id -> its learner's token
         self.ended: dict[str, str] = {}
         self.counts: Counter = Counter()
         self.statuses: Counter = Counter()
@@ -303,7 +303,7 @@ class Soak:
                 if response.status_code == 201:
                     run_id = response.json()["id"]
                     with self.lock:
-                        self.started.add(run_id)
+                        self.started[run_id] = self.tokens[index]
                     self.count(f"started {kind}")
                     runs.append(run_id)
                 elif response.status_code == 429:
@@ -363,16 +363,17 @@ class Soak:
                     self.over_max += 1
             done.wait(1)
 
-    def settle(self, session: requests.Session) -> None:
-        """Runs not seen ending get GRACE_S to end, read from the API."""
+    def settle(self) -> None:
+        """Runs not seen ending (their stream or read failed) get GRACE_S to end, read from the API."""
         deadline = time.monotonic() + GRACE_S
         while time.monotonic() < deadline:
             with self.lock:
-                pending = self.started - set(self.ended)
+                pending = {run_id: token for run_id, token in self.started.items() if run_id not in self.ended}
             if not pending:
                 return
-            for run_id in pending:
-                body = session.get(f"{self.platform.web_url}/api/runs/{run_id}/", timeout=30)
+            for run_id, token in pending.items():
+                headers = {"Authorization": f"Token {token}"}
+                body = requests.get(f"{self.platform.web_url}/api/runs/{run_id}/", headers=headers, timeout=30)
                 if body.status_code == 200 and body.json()["status"] in TERMINAL:
                     with self.lock:
                         self.ended[run_id] = body.json()["status"]
@@ -398,9 +399,7 @@ def main() -> int:
             thread.start()
         for thread in learners:
             thread.join()
-        session = requests.Session()
-        session.headers["Authorization"] = f"Token {tokens[0]}"
-        soak.settle(session)
+        soak.settle()
         time.sleep(3)  # the last sandboxes of ended runs close
         left = len(platform.warm_sandboxes())
         done.set()
