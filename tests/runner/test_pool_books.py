@@ -183,6 +183,9 @@ def test_its_books_balance_under_random_interleavings_from_many_threads(seed):
         except BaseException as e:  # handed to the test's thread
             failures.append(e)
 
+    # Spares first (most of the time: a start may fail, which is one of the interleavings), so the
+    # runs meet sandboxes before the pool closes.
+    pool.warm_up(RunRequest(run_id="shape", code="", limits=SHAPE_LIMITS), timeout=5)
     done = threading.Event()
     watcher = threading.Thread(target=auditor)
     watcher.start()
@@ -201,7 +204,6 @@ def test_its_books_balance_under_random_interleavings_from_many_threads(seed):
     check_books(pool, registry)
     books = pool.books()
     assert books == {"launching": 0, "starting": [], "spares": [], "bound": [], "busy": [], "closing": []}
-    assert registry.started, "the pool started sandboxes"
     assert all(registry.closes[s] == 1 for s in registry.started), "every sandbox the pool started was closed once"
 
 
