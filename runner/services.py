@@ -42,6 +42,7 @@ REASON_WORKER_LOST = "worker lost"
 REASON_WORKER_STOPPED = "worker stopped responding"
 REASON_NEVER_STARTED = "no worker picked the run up"
 REASON_STOPPED = "stopped by learner"
+REASON_PLATFORM_FAULT = "the platform failed to record the run's end (a fault of ours, not of the program)"
 
 
 class RunCapReached(Exception):
@@ -197,10 +198,36 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
     except Exception as exc:
         log.exception("sandbox failed for run %s", run_id)
         result = RunResult(status=Run.Status.ERROR, reason=f"sandbox failed: {type(exc).__name__}: {exc}"[:500])
-    finally:
-        last_batch = recorder.stop()
     ran_at = time.perf_counter()
+    try:
+        status = _run_end(run=run, recorder=recorder, result=result)
+    except Exception:
+        # Whatever broke, the run must not stay `running` until the sweeper finds it, holding
+        # one of the learner's places: it ends now, and says the fault was ours.
+        log.exception("could not record the end of run %s", run_id)
+        _run_end_after_fault(run_id=run_id, recorder=recorder)
+        return
+    # Where the worker's time went (bench/run_latency.py reads these lines): claiming the run,
+    # the sandbox (and in it the run's own process, where the backend knows it), and the last
+    # write and publish.
+    run_ms = result.details.get("run_ms")
+    log.info(
+        "run %s %s, %s: claim %.1f ms, sandbox %.1f ms (program %s ms), finish %.1f ms",
+        run_id,
+        status,
+        "warm" if result.details.get("warm") else "cold",
+        (claimed_at - clock) * 1000,
+        (ran_at - claimed_at) * 1000,
+        "-" if run_ms is None else f"{run_ms:.1f}",
+        (time.perf_counter() - ran_at) * 1000,
+    )
 
+
+def _run_end(*, run: Run, recorder: _RunRecorder, result: RunResult) -> str:
+    """The last write of a run the worker ran: its output, status and summary together. Returns
+    the status it wrote."""
+    run_id = run.pk
+    last_batch = recorder.stop()
     status, reason = result.status, result.reason
     if status not in Run.TERMINAL:
         status, reason = Run.Status.ERROR, f"sandbox returned an unknown status {status!r}"
@@ -220,21 +247,24 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         warm=result.details.get("warm"),
     )
     if ended and status == Run.Status.SUCCEEDED and _check_passed(recorder.events):
-        exercise_record_pass(user=run.user, exercise=exercise)
-    # Where the worker's time went (bench/run_latency.py reads these lines): claiming the run,
-    # the sandbox (and in it the run's own process, where the backend knows it), and the last
-    # write and publish.
-    run_ms = result.details.get("run_ms")
-    log.info(
-        "run %s %s, %s: claim %.1f ms, sandbox %.1f ms (program %s ms), finish %.1f ms",
-        run_id,
-        status,
-        "warm" if result.details.get("warm") else "cold",
-        (claimed_at - clock) * 1000,
-        (ran_at - claimed_at) * 1000,
-        "-" if run_ms is None else f"{run_ms:.1f}",
-        (time.perf_counter() - ran_at) * 1000,
-    )
+        exercise_record_pass(user=run.user, exercise=run.exercise)
+    return status
+
+
+def _run_end_after_fault(*, run_id, recorder: _RunRecorder) -> None:
+    """Ends a run whose last write failed: the status and a reason alone (the output stored while
+    it ran stays), on a connection that works."""
+    try:
+        recorder.stop()
+    except Exception:
+        log.exception("run %s recorder did not stop", run_id)
+    connection.close_if_unusable_or_obsolete()
+    try:
+        _run_finish(
+            run_id=run_id, status=Run.Status.ERROR, reason=REASON_PLATFORM_FAULT, from_status=(Run.Status.RUNNING,)
+        )
+    except Exception:
+        log.exception("could not end run %s after a fault; the sweeper will", run_id)
 
 
 def run_summary_fields(*, outputs: list[dict]) -> dict:
@@ -242,7 +272,7 @@ def run_summary_fields(*, outputs: list[dict]) -> dict:
     error = next((e for e in outputs if e.get("type") == "error"), None)
     check = next((e for e in outputs if e.get("type") == "check"), None)
     return {
-        "error_name": str(error.get("ename") or "")[:100] if error else "",
+        "error_name": _column_text(str(error.get("ename") or ""))[:100] if error else "",
         "check_passed": (check.get("passed") is True) if check else None,
     }
 
@@ -268,7 +298,7 @@ def _run_finish(
     and its summary, and the same message carries `last_batch`, the events not yet published.
     Returns whether this call ended the run."""
     now = timezone.now()
-    fields: dict[str, Any] = {"status": status, "reason": (reason or "")[:500], "finished_at": now}
+    fields: dict[str, Any] = {"status": status, "reason": _column_text(reason or "")[:500], "finished_at": now}
     if exit_code is not None:
         fields["exit_code"] = exit_code
     if duration_ms is not None:
@@ -293,25 +323,12 @@ def _run_finish(
     return True
 
 
-def _clean_text(value: str) -> str:
-    # UTF-8 refuses lone surrogates, and the API answers UTF-8 (NUL is fine: events are stored as
-    # JSON text, see EventListField).
-    return value.encode("utf-8", "replace").decode("utf-8")
-
-
 def _column_text(value: str) -> str:
-    # PostgreSQL text columns refuse NUL; the stdout/stderr copies show it as U+FFFD.
+    # Events come validated from the sandbox's collector (runner/sandbox/protocol.py: UTF-8,
+    # lengths, no NUL but in stream text, which is stored as JSON text, see EventListField).
+    # PostgreSQL text columns refuse NUL: the stdout/stderr copies, and a reason the platform wrote
+    # from an exception's text, show it as U+FFFD.
     return value.replace("\x00", "\ufffd")
-
-
-def _clean(value):
-    if isinstance(value, str):
-        return _clean_text(value)
-    if isinstance(value, dict):
-        return {_clean_text(str(k)): _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    return value
 
 
 def _is_stream(event: dict) -> bool:
@@ -348,7 +365,7 @@ class _RunRecorder:
 
     def add(self, event: dict) -> None:
         with self._lock:
-            self._pending.append(_clean(event))
+            self._pending.append(event)
         self._wake.set()
 
     def start(self) -> None:

@@ -12,7 +12,8 @@ Who shares what:
   the first learner who needs one, and is closed after RUNNER_WARM_IDLE_S without a run, after
   RUNNER_WARM_MAX_AGE_S, or after any run that did not end cleanly (time limit, output cap, a
   sandbox that died, anything the server could not clean up);
-- it serves one run at a time: a second run of the same learner at once takes a spare or runs cold;
+- it serves one run at a time: a second run of the same learner at once takes a spare or runs cold,
+  and when both have ended the learner keeps one sandbox and the other closes;
 - no spare ready, or RUNNER_WARM_MAX sandboxes already in this process: the run goes cold, never
   to another learner's sandbox.
 
@@ -263,18 +264,26 @@ class _RunStream:
 
 
 class WarmPool:
-    """The warm sandboxes of one backend in one worker process."""
+    """The warm sandboxes of one backend in one worker process.
+
+    The books: every sandbox the pool starts is in exactly one place until it is closed:
+    `_starting` (started, not ready yet), `_spares` (ready, nobody's), `_bound` (a learner's,
+    waiting for their next run), `_busy` (running a run) or `_closing` (being closed; it leaves
+    the list once closed). `_launching` counts starts asked of the backend that have not returned
+    a sandbox yet. All of them together never pass RUNNER_WARM_MAX: a sandbox still being closed
+    holds its memory, so it counts until it is gone."""
 
     def __init__(self, *, name: str, start: Callable[[tuple], WarmSandbox], config: WarmSettings):
         self.name = name
         self.config = config
         self._start = start
         self._lock = threading.Lock()
+        self._launching = 0
+        self._starting: list[WarmSandbox] = []
         self._spares: list[WarmSandbox] = []
-        self._starting = 0
         self._bound: dict[tuple, WarmSandbox] = {}
-        self._busy = 0
-        self._running: dict[str, WarmSandbox] = {}
+        self._busy: dict[WarmSandbox, str] = {}  # the run each busy sandbox serves
+        self._closing: list[WarmSandbox] = []
         self._shapes: set[tuple] = set()
         self.hits = 0
         self.misses = 0
@@ -292,26 +301,17 @@ class WarmPool:
         """Run warm when this learner's sandbox or a spare is ready, else `cold()`."""
         shape = sandbox_shape(request)
         key = (request.owner, shape)
-        sandbox, how = self._take(key, shape)
+        sandbox, how = self._take(key, shape, request.run_id)
         if sandbox is None:
             self._log_run("miss", request)
             return cold()
-        self._log_run(how, request, sandbox)
         reusable = False
         result = None
-        self._running[request.run_id] = sandbox
         try:
+            self._log_run(how, request, sandbox)
             result, reusable = sandbox.execute(request, on_event)
         finally:
-            with self._lock:
-                self._running.pop(request.run_id, None)
-                self._busy -= 1
-                if reusable and not self._closed and sandbox.ready:
-                    self._bound[key] = sandbox
-                    sandbox = None
-            if sandbox is not None:
-                self._closing(sandbox)  # off the run's path: removing a container takes a while
-            self._refill()
+            self._release(key, sandbox, reusable=reusable)
         if result is None:
             logger.warning(
                 "warm pool %s: a sandbox died before run %s started; running it cold", self.name, request.run_id
@@ -319,13 +319,13 @@ class WarmPool:
             return cold()
         return result
 
-    def _take(self, key: tuple, shape: tuple) -> tuple[WarmSandbox | None, str]:
+    def _take(self, key: tuple, shape: tuple, run_id: str) -> tuple[WarmSandbox | None, str]:
         with self._lock:
             self._shapes.add(shape)
             sandbox = self._bound.pop(key, None)
             how = "hit (learner's sandbox)"
             if sandbox is not None and not sandbox.ready:
-                self._closing(sandbox)
+                self._retire(sandbox)
                 sandbox = None
             if sandbox is None:
                 spare = next((s for s in self._spares if s.shape == shape and s.ready), None)
@@ -336,9 +336,20 @@ class WarmPool:
                 self.misses += 1
             else:
                 self.hits += 1
-                self._busy += 1
+                self._busy[sandbox] = run_id
         self._refill()
         return sandbox, how
+
+    def _release(self, key: tuple, sandbox: WarmSandbox, *, reusable: bool) -> None:
+        with self._lock:
+            del self._busy[sandbox]
+            # The learner's other run (a second press of Run) may have given its sandbox back
+            # first: that one stays theirs, and this one closes.
+            if reusable and not self._closed and sandbox.ready and key not in self._bound:
+                self._bound[key] = sandbox
+            else:
+                self._retire(sandbox)
+        self._refill()
 
     def _log_run(self, how: str, request: RunRequest, sandbox: WarmSandbox | None = None) -> None:
         logger.info(
@@ -347,9 +358,9 @@ class WarmPool:
             how,
             request.run_id,
             len(self._spares),
-            self._starting,
+            self._launching + len(self._starting),
             len(self._bound),
-            self._busy,
+            len(self._busy),
             self.hits,
             self.misses,
             f"; sandbox {sandbox.id} ready in {sandbox.ready_s:.2f} s, run {sandbox.runs + 1}" if sandbox else "",
@@ -357,23 +368,32 @@ class WarmPool:
 
     # -- keeping spares ----------------------------------------------------------------------------
     def _total(self) -> int:
-        return len(self._spares) + self._starting + len(self._bound) + self._busy
+        return (
+            self._launching
+            + len(self._starting)
+            + len(self._spares)
+            + len(self._bound)
+            + len(self._busy)
+            + len(self._closing)
+        )
 
     def _refill(self) -> None:
         with self._lock:
             if self._closed or not self._shapes:
                 return
             # One start at a time: starting a sandbox costs a Python start and a torch import.
-            if self._starting or len(self._spares) >= self.config.spares:
+            if self._launching or self._starting or len(self._spares) >= self.config.spares:
                 return
             if self._total() >= self.config.max_sandboxes:
-                # Make room for a newcomer: the learner's sandbox that waited longest goes first.
-                if not self._bound:
-                    return
-                oldest = min(self._bound, key=lambda k: self._bound[k].last_used)
-                self._closing(self._bound.pop(oldest))
+                # Make room for a newcomer: the learner's sandbox that waited longest goes first,
+                # and the spare starts once it is gone (one at a time, or each call would close
+                # another learner's sandbox while the first one is still being removed).
+                if self._bound and not self._closing:
+                    oldest = min(self._bound, key=lambda k: self._bound[k].last_used)
+                    self._retire(self._bound.pop(oldest))
+                return
             shape = next(iter(self._shapes))
-            self._starting += 1
+            self._launching += 1
         self._jobs.put(shape)
 
     def _starter(self) -> None:
@@ -381,30 +401,33 @@ class WarmPool:
             shape = self._jobs.get()
             if shape is None:
                 return
-            try:
-                sandbox = self._start(shape)
-            except Exception:
-                logger.exception("warm pool %s: a sandbox could not start", self.name)
-                sandbox = None
-            if sandbox is not None:
-                threading.Thread(target=self._await, args=(sandbox,), daemon=True).start()
-            else:
-                with self._lock:
-                    self._starting -= 1
+            sandbox = None
+            if not self._closed:
+                try:
+                    sandbox = self._start(shape)
+                except Exception:
+                    logger.exception("warm pool %s: a sandbox could not start", self.name)
+            with self._lock:
+                self._launching -= 1
+                if sandbox is not None:
+                    if self._closed:
+                        self._retire(sandbox)
+                    else:
+                        self._starting.append(sandbox)
+                        threading.Thread(target=self._await, args=(sandbox,), daemon=True).start()
 
     def _await(self, sandbox: WarmSandbox) -> None:
         ok = sandbox.wait_ready()
         with self._lock:
-            self._starting -= 1
+            if sandbox not in self._starting:
+                return  # the pool closed meanwhile and took it
+            self._starting.remove(sandbox)
             if ok and not self._closed:
                 self._spares.append(sandbox)
-                sandbox = None
-        if sandbox is not None and self._closed:
-            sandbox.close()
-            return
-        if sandbox is not None:
+            else:
+                self._retire(sandbox)
+        if not ok:
             logger.warning("warm pool %s: sandbox %s did not become ready", self.name, sandbox.id)
-            sandbox.close()
             time.sleep(1)  # do not spin on a backend that cannot start sandboxes
         else:
             logger.info(
@@ -412,29 +435,43 @@ class WarmPool:
             )
         self._refill()
 
-    def _closing(self, sandbox: WarmSandbox) -> None:
-        threading.Thread(target=sandbox.close, daemon=True).start()
+    def _retire(self, sandbox: WarmSandbox) -> None:
+        """Closes a sandbox off the run's path (removing a container takes a while); it stays on
+        the books, in `_closing`, until it is gone. Called with the lock held."""
+        self._closing.append(sandbox)
+        threading.Thread(target=self._close_one, args=(sandbox,), daemon=True).start()
+
+    def _close_one(self, sandbox: WarmSandbox) -> None:
+        try:
+            sandbox.close()
+        finally:
+            with self._lock:
+                self._closing.remove(sandbox)
+        self._refill()
 
     def _reaper(self) -> None:
         while not self._closed:
             time.sleep(min(5.0, max(0.5, self.config.idle_s / 4)))
             now = time.monotonic()
             with self._lock:
+                if self._closed:
+                    return
                 for key, sandbox in list(self._bound.items()):
                     idle = now - sandbox.last_used > self.config.idle_s
                     if idle or not sandbox.ready or now - sandbox.created > self.config.max_age_s:
                         del self._bound[key]
-                        self._closing(sandbox)
+                        self._retire(sandbox)
                 for sandbox in list(self._spares):
                     if not sandbox.ready or now - sandbox.created > self.config.max_age_s:
                         self._spares.remove(sandbox)
-                        self._closing(sandbox)
+                        self._retire(sandbox)
             self._refill()
 
     def stop(self, run_id: str) -> None:
         """Ends a run now (the learner pressed Stop): its sandbox goes with it."""
-        sandbox = self._running.get(run_id)
-        if sandbox is not None:
+        with self._lock:
+            sandboxes = [s for s, busy_run in self._busy.items() if busy_run == run_id]
+        for sandbox in sandboxes:
             sandbox._kill_quietly()
 
     # -- the end -----------------------------------------------------------------------------------
@@ -442,14 +479,31 @@ class WarmPool:
         with self._lock:
             return {
                 "spares": len(self._spares),
-                "starting": self._starting,
+                "starting": self._launching + len(self._starting),
                 "learners": len(self._bound),
-                "busy": self._busy,
+                "busy": len(self._busy),
+                "closing": len(self._closing),
                 "hits": self.hits,
                 "misses": self.misses,
             }
 
+    def books(self) -> dict:
+        """Where every sandbox of the pool is now (one consistent look, for tests and logs)."""
+        with self._lock:
+            return self._books()
+
+    def _books(self) -> dict:
+        return {
+            "launching": self._launching,
+            "starting": list(self._starting),
+            "spares": list(self._spares),
+            "bound": list(self._bound.values()),
+            "busy": list(self._busy),
+            "closing": list(self._closing),
+        }
+
     def sandboxes(self) -> list[WarmSandbox]:
+        """The sandboxes waiting for a run: spares and learners' sandboxes."""
         with self._lock:
             return [*self._spares, *self._bound.values()]
 
@@ -466,14 +520,28 @@ class WarmPool:
             time.sleep(0.05)
         return False
 
-    def close(self) -> None:
+    def close(self, *, timeout: float = 30.0) -> None:
+        """Closes every sandbox (worker shutdown): the idle ones here and now, the busy ones by
+        ending their runs, whose sandboxes then close as any ended run's does. Waits up to
+        `timeout` for all of them to be gone."""
         with self._lock:
             self._closed = True
-            sandboxes = [*self._spares, *self._bound.values()]
-            self._spares, self._bound = [], {}
+            idle = [*self._starting, *self._spares, *self._bound.values()]
+            self._starting, self._spares, self._bound = [], [], {}
+            self._closing += idle
+            busy = list(self._busy)
         self._jobs.put(None)
-        for sandbox in sandboxes:
-            sandbox.close()
+        for sandbox in busy:
+            sandbox._kill_quietly()
+        for sandbox in idle:
+            self._close_one(sandbox)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self._lock:
+                if not (self._launching or self._busy or self._closing):
+                    return
+            time.sleep(0.05)
+        logger.warning("warm pool %s: closed with sandboxes still going: %s", self.name, self.stats())
 
 
 def _ready_s(pool: WarmPool) -> float:

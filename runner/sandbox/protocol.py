@@ -4,6 +4,16 @@ The sandbox's stdout carries JSON lines from the harness (runner/sandbox/harness
 learner's code can write to that fd too, so nothing on it is trusted: each line is checked for
 shape and size, anything else becomes stderr text, and the limits (output cap, wall deadline) are
 enforced here, by killing the sandbox, whatever the harness did.
+
+One output budget: every event the Collector lets out (stream, display, error, check) costs its
+size against the output cap, every byte that arrives counts against the raw-byte ceiling, and a
+line is cut at its maximum length as it arrives, never buffered whole. A display's image counts
+against the image caps (number and size) instead; its text counts against the output cap.
+
+Text is made safe here, once, for the database and Redis alike: every string an event carries is
+valid UTF-8 (a lone surrogate becomes U+FFFD), cut to its length, and holds no NUL, except a
+stream's text, which shows what the program printed (it is stored as JSON text, where NUL is the
+escape \\u0000; the run's text columns show it as U+FFFD).
 """
 
 from __future__ import annotations
@@ -26,6 +36,9 @@ MAX_EVALUE = 10_000
 MAX_TRACEBACK_LINES = 200
 MAX_MESSAGE = 2000
 STDERR_TAIL = 4000
+# What an event costs beyond the text it carries (its JSON keys), so that a flood of empty events
+# also meets the cap.
+EVENT_COST = 64
 
 
 def request_payload(
@@ -176,6 +189,7 @@ class Collector:
 
     # -- input --------------------------------------------------------------------------------
     def feed(self, data: bytes) -> None:
+        """Takes any piece of the stream (a line may come in many pieces, or many in one)."""
         with self._lock:
             if self.output_full:
                 return
@@ -203,11 +217,12 @@ class Collector:
             if self._partial and not self.output_full and not self._discarding:
                 self._line(bytes(self._partial))
             self._partial.clear()
-            if self.check is not None and not self.output_full:
+            if self.check is not None and not self.output_full and self._charge(self.check):
                 self._emit(self.check)
 
     def _keep(self, piece: bytes) -> None:
         if self._discarding:
+            self._count(len(piece))
             return
         room = self.max_line - len(self._partial)
         if len(piece) <= room:
@@ -226,6 +241,7 @@ class Collector:
             return
         event = self._parse(raw)
         if event is None:
+            # Not a line of ours (the program wrote to the protocol fd): its bytes, as text.
             self._stream("stderr", raw.decode("utf-8", "replace") + "\n")
             return
         kind = event["type"]
@@ -234,13 +250,14 @@ class Collector:
         elif kind == "stream":
             self._stream(event["name"], event["text"])
         elif kind == "display":
-            if self.images < self.limits.images:
+            if self.images < self.limits.images and self._charge(event):
                 self.images += 1
                 self._emit(event)
         elif kind == "error":
-            if self.error is None:
-                self.error = event
-            self._emit(event)
+            if self._charge(event):
+                if self.error is None:
+                    self.error = event
+                self._emit(event)
         elif kind == "check":
             # Only the end line carries the verdict (EndLine): a check event on the stream was
             # written by the program, and is dropped.
@@ -258,7 +275,7 @@ class Collector:
             return {"type": "ready"}
         if kind == "stream":
             if obj.get("name") in ("stdout", "stderr") and isinstance(obj.get("text"), str):
-                return {"type": "stream", "name": obj["name"], "text": obj["text"]}
+                return {"type": "stream", "name": obj["name"], "text": utf8_text(obj["text"])}
             return None
         if kind == "display":
             return self._display(obj.get("data"))
@@ -270,13 +287,13 @@ class Collector:
                 return None
             return {
                 "type": "error",
-                "ename": ename[:MAX_ENAME],
-                "evalue": evalue[:MAX_EVALUE],
-                "traceback": [line[:MAX_EVALUE] for line in tb[-MAX_TRACEBACK_LINES:]],
+                "ename": safe_text(ename, MAX_ENAME),
+                "evalue": safe_text(evalue, MAX_EVALUE),
+                "traceback": [safe_text(line, MAX_EVALUE) for line in tb[-MAX_TRACEBACK_LINES:]],
             }
         if kind == "check":
             if isinstance(obj.get("passed"), bool) and isinstance(obj.get("message"), str):
-                return {"type": "check", "passed": obj["passed"], "message": obj["message"][:MAX_MESSAGE]}
+                return {"type": "check", "passed": obj["passed"], "message": safe_text(obj["message"], MAX_MESSAGE)}
             return None
         return None
 
@@ -294,7 +311,7 @@ class Collector:
             return None
         if not head.startswith(b"\x89PNG") or not re.fullmatch(r"[A-Za-z0-9+/=]*", png):
             return None
-        return {"type": "display", "data": {"image/png": png, "text/plain": text[:MAX_TEXT_PLAIN]}}
+        return {"type": "display", "data": {"image/png": png, "text/plain": safe_text(text, MAX_TEXT_PLAIN)}}
 
     # -- output -------------------------------------------------------------------------------
     def _stream(self, name: str, text: str) -> None:
@@ -310,6 +327,20 @@ class Collector:
             return
         self.output_bytes += size
         self._emit({"type": "stream", "name": name, "text": text})
+
+    def _charge(self, event: Event) -> bool:
+        """Counts an event that is not stream text against the output cap; False (and the run
+        stops) when it does not fit."""
+        if event["type"] == "display":
+            size = len(event["data"]["text/plain"].encode("utf-8"))  # the image has caps of its own
+        else:
+            size = len(json.dumps(event, ensure_ascii=False).encode("utf-8", "surrogatepass"))
+        size += EVENT_COST
+        if self.output_bytes + size > self.limits.output_bytes:
+            self._stop_for_output()
+            return False
+        self.output_bytes += size
+        return True
 
     def _count(self, size: int) -> None:
         self.output_bytes += size
@@ -329,6 +360,21 @@ class Collector:
         self.on_event(event)
 
 
+def utf8_text(value: str) -> str:
+    """Text that UTF-8 can carry: a lone surrogate (JSON's \\ud800 escapes make them) becomes U+FFFD."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return value
+
+
+def safe_text(value: str, max_chars: int) -> str:
+    """A short text from the sandbox as the database and Redis take it anywhere: UTF-8, no NUL,
+    at most `max_chars` characters."""
+    return utf8_text(value[:max_chars]).replace("\x00", "\ufffd")
+
+
 def supervise(
     *,
     read: Callable[[], bytes],
@@ -343,6 +389,7 @@ def supervise(
     and whether the deadline was hit."""
     collector = Collector(limits, on_event)
     killed = threading.Event()
+    over = threading.Event()  # the stream ended, or the output cap was reached
 
     def kill_once() -> None:
         if not killed.is_set():
@@ -350,25 +397,33 @@ def supervise(
             kill()
 
     def reader() -> None:
-        while True:
-            try:
-                data = read()
-            except (OSError, ValueError):
-                data = b""
-            if not data:
-                return
-            collector.feed(data)
-            if collector.output_full:
-                kill_once()
-                return
+        try:
+            while True:
+                try:
+                    data = read()
+                except (OSError, ValueError):
+                    data = b""
+                if not data:
+                    return
+                collector.feed(data)  # nothing more is taken once the output is full
+                if collector.output_full and not over.is_set():
+                    # Reading goes on, to the end of the stream, while the sandbox is killed:
+                    # the engine's attach stream holds a container (and its kill) until what it
+                    # carries is read.
+                    threading.Thread(target=kill_once, name="sandbox-kill", daemon=True).start()
+                    over.set()
+        finally:
+            over.set()
 
     thread = threading.Thread(target=reader, name="sandbox-reader", daemon=True)
     thread.start()
-    thread.join(timeout=max(0.0, started + limits.wall_s - time.monotonic()))
-    timed_out = thread.is_alive()
+    over.wait(timeout=max(0.0, started + limits.wall_s - time.monotonic()))
+    timed_out = not over.is_set()
     if timed_out:
         kill_once()
-        thread.join(timeout=10)
+    # What is left of a killed sandbox's stream gets a moment to drain; the reader goes on
+    # alone after that, until the backend closes the stream.
+    thread.join(timeout=10 if timed_out else 1)
     if end is not None:
         collector.check = end.check
     collector.finish()
