@@ -54,7 +54,8 @@ def runtime_requirements() -> str:
     pins = []
     for package in RUNTIME_PACKAGES:
         try:
-            pins.append(f"{package}=={importlib.metadata.version(package)}")
+            # Without a local label such as "+cpu": the public release of the same version.
+            pins.append(f"{package}=={importlib.metadata.version(package).split('+')[0]}")
         except importlib.metadata.PackageNotFoundError:
             pins.append(package)
     return " ".join(pins)

@@ -11,7 +11,10 @@ from courses.learner_code.source import function_body_problem, function_source, 
 from courses.selectors_completion import CourseRecord, ExerciseRecord, PartRecord
 
 INIT = '''\
-"""{title}: {learner}'s code, exported from EasyCompilers on {exported}. See README.md."""
+"""{title}: {learner}'s code, exported from EasyCompilers on {exported}.
+
+See README.md for what is here and how to run it.
+"""
 
 import linecache
 import os
@@ -55,7 +58,7 @@ import sys
 from {package} import {parts}run_exercises
 
 failed = 0
-for part in ({modules}):
+for part in [{modules}]:
     failed |= run_exercises(part.EXERCISES)
 sys.exit(failed)
 '''
@@ -180,7 +183,7 @@ def package_build(record: CourseRecord, *, learner: str, exported_at: datetime) 
         "__main__.py": MAIN.format(
             package=package,
             parts="".join(f"{part_module_name(part)}, " for part in parts),
-            modules="".join(f"{part_module_name(part)}, " for part in parts),
+            modules=", ".join(part_module_name(part) for part in parts),
         ),
         "README.md": readme(record, package=package, learner=learner, exported_at=exported_at),
     }

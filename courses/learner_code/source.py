@@ -33,10 +33,11 @@ def identifier(text: str, *, prefix: str) -> str:
 
 
 def python_literal(text: str) -> str:
-    """A string literal for `text` that a person can read: a raw triple-quoted string where one
-    holds the text exactly, else Python's own repr."""
-    for quote in ("'''", '"""'):
-        candidate = f"r{quote}{text}{quote}"
+    """A string literal for `text` that a person can read: a triple-quoted string where one holds
+    the text exactly (raw where the text has backslashes), else Python's own repr."""
+    prefix = "r" if "\\" in text else ""
+    for quote in ('"""', "'''"):
+        candidate = f"{prefix}{quote}{text}{quote}"
         try:
             if ast.literal_eval(candidate) == text:
                 return candidate
