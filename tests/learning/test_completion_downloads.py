@@ -208,3 +208,34 @@ def test_the_demo_course_solutions_run_from_both_downloads(client, learner, tmp_
     assert ran.returncode == 0, ran.stderr[-3000:]
     cells = json.loads(content)["cells"]
     assert sum(cell["cell_type"] == "code" for cell in cells) == len(exercises) + 1
+
+
+def test_the_notebook_shows_the_last_runs_figures_and_error_as_jupyter_would(client, learner):
+    course = course_with_module()
+    png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+    run_add(
+        user=learner,
+        exercise=course.chapters.get(number=4).exercises.get(),
+        code="print('drawing')\nraise KeyError('width')\n",
+        outputs=[
+            {"type": "stream", "name": "stdout", "text": "drawing\n"},
+            {"type": "display", "data": {"image/png": png, "text/plain": "<Figure size 500x300 with 1 Axes>"}},
+            {
+                "type": "error",
+                "ename": "KeyError",
+                "evalue": "'width'",
+                "traceback": ["Traceback", "KeyError: 'width'"],
+            },
+            {"type": "check", "passed": False, "message": "Not yet."},
+        ],
+    )
+    client.force_login(learner)
+    _, content = _download(client, "code_notebook", course)
+
+    notebook = nbformat.reads(content.decode(), as_version=4)
+    nbformat.validate(notebook)
+    outputs = notebook.cells[-1].outputs
+    assert [output.output_type for output in outputs] == ["stream", "display_data", "error"]
+    assert outputs[1].data["image/png"] == png
+    assert outputs[2].ename == "KeyError"
+    assert "Not passed yet." in notebook.cells[-2].source
