@@ -18,7 +18,7 @@ from django.db.models.functions import Lower
 
 WORDS_PER_MINUTE = 200
 # Chapter pages live at /courses/<course>/<chapter>/; these names are the course's own pages.
-RESERVED_CHAPTER_SLUGS = frozenset({"glossary"})
+RESERVED_CHAPTER_SLUGS = frozenset({"glossary", "complete"})
 TIME_LIMIT_MAX_S = 120
 # Exercises sit in a chapter's Markdown at a line of their own: [[exercise:<slug>]]
 EXERCISE_MARKER_RE = re.compile(r"^\[\[exercise:(?P<slug>[a-z0-9][a-z0-9-]*)\]\]\s*$", re.MULTILINE)
