@@ -12,6 +12,11 @@ from tests.learning.browser_support import axe_violations, demo_course, sign_up
 pytestmark = [pytest.mark.browser, pytest.mark.parametrize("scheme", ["light", "dark"])]
 
 
+def _choice(quiz, text: str):
+    # The label that holds exactly this choice (one choice's text may hold another's).
+    return quiz.locator("label.quiz-choice").filter(has=quiz.page.get_by_role("radio", name=text, exact=True))
+
+
 def _check(page, where: str, found: dict, context: str = "document") -> None:
     violations = axe_violations(page, context=context)
     if violations:
@@ -59,12 +64,12 @@ def test_it_finds_no_serious_or_critical_violations_on_the_quiz_progress_catalog
     quiz = page.locator("#quiz")
     _check(page, "quiz asking", found, context="#quiz")
     question = part_2.questions.order_by("position").first()
-    quiz.locator("label.quiz-choice", has_text=question.choices.filter(is_correct=False).first().text).click()
+    _choice(quiz, question.choices.filter(is_correct=False).first().text).click()
     quiz.get_by_role("button", name="Check answer").click()
     expect(quiz.locator(".feedback-wrong")).to_be_visible()
     _check(page, "quiz after a wrong answer", found, context="#quiz")
     for number, q in enumerate(part_2.questions.order_by("position"), start=1):
-        quiz.locator("label.quiz-choice", has_text=q.choices.get(is_correct=True).text).click()
+        _choice(quiz, q.choices.get(is_correct=True).text).click()
         quiz.get_by_role("button", name="Check answer").click()
         if number == 1:
             expect(quiz.locator(".feedback-right")).to_be_visible()

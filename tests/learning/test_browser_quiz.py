@@ -17,7 +17,8 @@ pytestmark = pytest.mark.browser
 
 
 def _choice_label(quiz, choice):
-    return quiz.locator("label.quiz-choice", has_text=choice.text)
+    # The label that holds exactly this choice's text (one choice's text may hold another's).
+    return quiz.locator("label.quiz-choice").filter(has=quiz.page.get_by_role("radio", name=choice.text, exact=True))
 
 
 def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue(
@@ -68,9 +69,9 @@ def test_it_takes_a_learner_through_the_part_2_quiz_and_back_to_it_with_continue
     assert page.evaluate("window.__samePage") is True
 
     # Keyboard alone: focus a choice, pick it with Space, submit with Enter.
-    quiz.get_by_role("radio", name=rights[1].text).focus()
+    quiz.get_by_role("radio", name=rights[1].text, exact=True).focus()
     page.keyboard.press("Space")
-    expect(quiz.get_by_role("radio", name=rights[1].text)).to_be_checked()
+    expect(quiz.get_by_role("radio", name=rights[1].text, exact=True)).to_be_checked()
     page.keyboard.press("Enter")
     expect(quiz).to_contain_text(f"Question 3 of {total}")
     quiz.screenshot(path=ARTIFACTS / "quiz.png")
