@@ -181,7 +181,12 @@ class DockerBackend:
                 started=started,
                 end=end,
             )
-            exit_code, oom_killed = self._finish(container)
+            if end.exit_code is not None:
+                # The end line says how the program ended (its OOM kills too): the container is
+                # removed below without waiting for it to exit.
+                exit_code, oom_killed = end.exit_code, end.oom
+            else:
+                exit_code, oom_killed = self._finish(container)
         finally:
             if frames is not None:
                 frames.close()

@@ -19,7 +19,8 @@ What comes back is JSON lines on stdout, the output protocol:
     {"type": "stream", "name": "stdout"|"stderr", "text": ...}
     {"type": "display", "data": {"image/png": <base64>, "text/plain": "<Figure ...>"}}
     {"type": "error", "ename", "evalue", "traceback": [...]}
-    {"type": "end", "nonce", "check": {"passed", "message"} | null}   (the check's process, last)
+    {"type": "end", "nonce", "check": {"passed", "message"} | null, "exit_code", "oom"}
+                                                        (the check's process, last)
 
 The learner's processes can write to stdout too, so the worker trusts none of it blindly: it
 validates every line, enforces the limits itself, and takes the check's verdict only from the end
@@ -631,12 +632,14 @@ def run_check(check_code: str, ns: dict) -> dict:
         return {"passed": False, "message": CHECK_BROKEN}
 
 
-def checker(data: bytes | None, modules, limits: dict) -> None:
+def checker(data: bytes | None, modules, limits: dict, *, exit_code: int, oom: bool) -> None:
     """The check's process, forked by the supervisor once every process of the run is gone: it
     reads the request's second line ({"check", "nonce"}) from stdin itself, so neither the check's
     source nor the nonce ever enters the supervisor's memory (from which the next run's process is
     forked); runs the check on the learner's variables (`data`; None when the program did not end
-    well, so no check runs) and writes the end line. Never returns."""
+    well, so no check runs) and writes the end line, which also carries the program's exit code and
+    whether the sandbox killed a process for memory (so a cold sandbox's worker need not wait for the
+    sandbox to exit to know them). Never returns."""
     try:
         second = json.loads(read_line(0) or b"{}")
         nonce, check_code = str(second.get("nonce", "")), str(second.get("check") or "")
@@ -654,7 +657,8 @@ def checker(data: bytes | None, modules, limits: dict) -> None:
                 ns = None
             verdict = run_check(check_code, ns) if ns is not None else {"passed": False, "message": CHECK_UNREADABLE}
         # A newline first: the run's last line may lack one, and the end line must start a line.
-        write_all(out, ("\n" + json.dumps({"type": "end", "nonce": nonce, "check": verdict}) + "\n").encode())
+        end = {"type": "end", "nonce": nonce, "check": verdict, "exit_code": exit_code, "oom": oom}
+        write_all(out, ("\n" + json.dumps(end) + "\n").encode())
     finally:
         os._exit(0)
 
@@ -1092,9 +1096,10 @@ def supervise(*, warm: bool) -> int:
             exit_code = os.waitstatus_to_exitcode(os.waitpid(child.pid, 0)[1])
         stop_run()
         data = child.take_rest()
+        oom = oom_kills() > ooms
         pid = os.fork()
         if pid == 0:
-            checker((data or b"") if exit_code == 0 else None, modules, limits)
+            checker((data or b"") if exit_code == 0 else None, modules, limits, exit_code=exit_code, oom=oom)
         os.waitpid(pid, 0)
         stop_run()
         clean = wipe(shot) if warm else True
@@ -1103,7 +1108,7 @@ def supervise(*, warm: bool) -> int:
                 {
                     "type": "exited",
                     "exit_code": exit_code,
-                    "oom": oom_kills() > ooms,
+                    "oom": oom,
                     "tainted": not clean,
                     "run_ms": round(run_ms, 1),
                 }

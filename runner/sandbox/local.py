@@ -185,11 +185,15 @@ class LocalBackend:
                 started=started,
                 end=end,
             )
-            try:
-                exit_code = proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                kill()
-                exit_code = proc.wait()
+            if end.exit_code is not None:
+                # The end line says how the program ended: the sandbox has nothing more to do.
+                exit_code = end.exit_code
+            else:
+                try:
+                    exit_code = proc.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    kill()
+                    exit_code = proc.wait()
         finally:
             # Whatever happened above, nothing of the run survives it.
             self._running.pop(request.run_id, None)
@@ -198,7 +202,7 @@ class LocalBackend:
             stderr_thread.join(timeout=1)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
                 stream.close()
-            oom = bool(group and group.oom_kills() > ooms)
+            oom = end.oom or bool(group and group.oom_kills() > ooms)
             if group:
                 group.remove()
         return run_result(

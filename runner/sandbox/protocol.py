@@ -91,6 +91,10 @@ class EndLine:
         self.seen = False
         self.trailing = False
         self.check: dict | None = None
+        # The program's exit code and whether the sandbox killed a process for memory, as the
+        # supervisor saw them (None: no end line).
+        self.exit_code: int | None = None
+        self.oom = False
         self._tail = b""
 
     def take(self, data: bytes) -> bytes:
@@ -126,11 +130,19 @@ class EndLine:
 
     def _parse(self, line: bytes) -> None:
         try:
-            check = json.loads(line).get("check")
-        except (ValueError, AttributeError):
+            end = json.loads(line)
+        except ValueError:
             return
+        if not isinstance(end, dict):
+            return
+        check = end.get("check")
         if isinstance(check, dict) and isinstance(check.get("passed"), bool) and isinstance(check.get("message"), str):
-            self.check = {"type": "check", "passed": check["passed"], "message": check["message"][:MAX_MESSAGE]}
+            message = safe_text(check["message"], MAX_MESSAGE)
+            self.check = {"type": "check", "passed": check["passed"], "message": message}
+        code = end.get("exit_code")
+        if isinstance(code, int) and not isinstance(code, bool):
+            self.exit_code = code
+        self.oom = end.get("oom") is True
 
     def reader(self, read: Callable[[], bytes]) -> Callable[[], bytes]:
         def read_until_end() -> bytes:

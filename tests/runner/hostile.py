@@ -55,6 +55,7 @@ NO_NEWLINE_FLOOD = (
     PROTOCOL_FDS
     + """
 print('flooding', flush=True)
+time.sleep(0.5)  # the line above goes out as its own event before the flood starts
 chunk = b"x" * 65536
 for _ in range(400):
     write_all(chunk)
