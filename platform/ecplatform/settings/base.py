@@ -81,6 +81,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         "max_size": env_int("DB_POOL_MAX", 20),
         "timeout": 10,
     }
+# SQLite serves several processes at once (the web app's threads, the worker's run threads, the
+# sweeper): WAL lets readers go on while one writes; a write transaction takes the write lock when it
+# begins (IMMEDIATE), so a transaction that read first never fails to upgrade with "database is
+# locked", it waits its turn for up to `timeout` seconds; synchronous=NORMAL is durable in WAL mode
+# except for the last commits on a power cut, and saves an fsync per commit.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 30),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
