@@ -2,6 +2,7 @@
 environment (see .env.example); dev, test and production modules override only what they must."""
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -200,13 +201,19 @@ RUNNER_WARM_MAX_AGE_S = env_int("RUNNER_WARM_MAX_AGE_S", 3600)
 # about a CPU-second): more than the machine's cores only makes each slower. Warm runs do not count.
 RUNNER_COLD_CONCURRENCY = env_int("RUNNER_COLD_CONCURRENCY", os.cpu_count() or 2)
 
-# Celery: Redis broker when REDIS_URL is set, otherwise an embedded file-system broker so a
-# laptop runs a worker with nothing else installed.
+# Celery: Redis broker when REDIS_URL is set, otherwise an embedded broker so a laptop runs a
+# worker with nothing else installed.
+EMBEDDED_BROKER = env_choice("EMBEDDED_BROKER", "filesystem", ("filesystem", "sqlalchemy"))
+BROKER_POLL_INTERVAL_S = float(env_str("BROKER_POLL_INTERVAL_S", "0.05"))
 if REDIS_URL:
-    CELERY_BROKER_URL = REDIS_URL
+    # redis-py (events, cache) reads unix:///path/redis.sock; kombu spells it redis+socket://.
+    CELERY_BROKER_URL = re.sub(r"^unix://", "redis+socket://", REDIS_URL)
     # A message not acknowledged within this time goes back to the queue: well above the hard time
     # limit, so only a dead worker's message is redelivered (and then seen as "worker lost").
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+elif EMBEDDED_BROKER == "sqlalchemy":
+    CELERY_BROKER_URL = f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}"
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": BROKER_POLL_INTERVAL_S}
 else:
     _broker = VAR_DIR / "broker"
     # kombu's file-system transport expects its folders to exist before a worker declares queues.
@@ -219,6 +226,7 @@ else:
         "processed_folder": str(_broker / "processed"),
         "control_folder": str(_broker / "control"),
         "store_processed": False,
+        "polling_interval": BROKER_POLL_INTERVAL_S,
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
