@@ -18,8 +18,15 @@ setup: $(VENV)/.installed frontend/static/dist/learn.js
 prereqs:
 	@PYTHON=$(PYTHON) bash scripts/prereqs.sh $(PREREQS)
 
+# PyPI's torch for Linux is the CUDA build (5 GB with its NVIDIA libraries), which the local sandbox
+# cannot even load under its 2 GiB address-space limit. The CPU build goes in first, from PyTorch's
+# CPU index or a wheel pip finds locally; requirements.txt's torch==X then finds it installed.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.txt)
+
 $(VENV)/.installed: requirements.txt requirements-dev.txt | prereqs
 	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --retries 1 --timeout 15 --extra-index-url $(TORCH_INDEX) "torch==$(TORCH_VERSION)+cpu"
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@# The local sandbox mounts this environment read-only: compile the bytecode now, or every
