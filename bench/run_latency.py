@@ -142,8 +142,7 @@ EMBEDDED_SETUPS = {
     # name: (what the table calls it, extra environment, whether an embedded Redis is started)
     "postgresql": ("PostgreSQL + Redis", {}, False),
     "redis": ("SQLite + embedded Redis", {}, True),
-    "sqlalchemy": ("SQLite + SQL broker (kombu sqlalchemy)", {"EMBEDDED_BROKER": "sqlalchemy"}, False),
-    "filesystem": ("SQLite + file-system broker", {"EMBEDDED_BROKER": "filesystem"}, False),
+    "filesystem": ("SQLite + file-system broker", {}, False),
 }
 
 
@@ -163,7 +162,8 @@ def main_embedded(args: argparse.Namespace) -> int:
     print(f"logs in {logs}", flush=True)
     rows: list[dict] = []
     breakdowns: list[tuple[str, dict]] = []
-    for setup in setups:
+    failed = False
+    for index, setup in enumerate(setups):
         name, _, poll = setup.partition("@")
         name = embedded_default() if name == "default" else name
         if name not in EMBEDDED_SETUPS:
@@ -178,18 +178,18 @@ def main_embedded(args: argparse.Namespace) -> int:
                 continue
             bench = Bench(database_url=database_url, redis_url=redis_url, database=args.database, logs=logs, **env)
         else:
-            var_dir = logs / f"var-{name}-{len(rows)}"
+            var_dir = logs / f"var-{name}-{index}"
             var_dir.mkdir()
             socket_url = f"unix://{var_dir / 'redis'}/redis.sock" if with_redis else ""
             bench = Bench(database_url="", redis_url=socket_url, database="", logs=logs, var_dir=var_dir, **env)
         try:
             if with_redis:
                 script = str(ROOT / "scripts" / "embedded-redis.sh")
-                bench._start(f"redis-{len(rows)}", ["bash", script, str(var_dir / "redis")])
+                bench._start(f"redis-{index}", ["bash", script, str(var_dir / "redis")])
                 wait_for(lambda v=var_dir: (v / "redis" / "redis.sock").exists(), "the embedded Redis")
             bench.prepare(learners=1)
             # The worker as `make run` starts it (scripts/serve.sh): with the sweeper's schedule.
-            beat = ("--beat", "--schedule", str(logs / f"celerybeat-{len(rows)}"))
+            beat = ("--beat", "--schedule", str(logs / f"celerybeat-{index}"))
             with bench.worker("local", mode="warm", learners=1, extra=beat):
                 bench.sequential(backend="local", runs=2, learner=0)
                 bench.warm_up(learners=[0])
@@ -201,16 +201,24 @@ def main_embedded(args: argparse.Namespace) -> int:
                 breakdowns.append((rows[-1]["name"], bench.breakdown(since=mark, latencies=latencies)))
                 time.sleep(5)  # the last run's writes and the pool's refill settle
                 rows[-1]["idle_cpu"] = bench.idle_cpu_percent(args.idle_seconds)
+            r = rows[-1]
+            progress(
+                f"{r['name']}: p50 {r['p50'] * 1000:.0f} ms, p95 {r['p95'] * 1000:.0f} ms, lost {r['lost']}, "
+                f"idle CPU {r['idle_cpu']:.1f}%"
+            )
+        except Exception as exc:
+            progress(f"{label}: failed: {exc} (logs in {logs})")
+            failed = True
         finally:
             bench.close(keep_db=args.keep_db)
     print()
     what = f"setup ({runs} sequential runs of one learner)"
-    head = f"{what:<66} {'n':>3} {'p50 ms':>7} {'p95 ms':>7} {'lost':>5} {'idle CPU':>9}"
+    head = f"{what:<60} {'n':>3} {'p50 ms':>7} {'p95 ms':>7} {'lost':>5} {'idle CPU':>9}"
     print(head)
     print("-" * len(head))
     for r in rows:
         print(
-            f"{r['name']:<66} {r['n']:>3} {r['p50'] * 1000:>7.0f} {r['p95'] * 1000:>7.0f} {r['lost']:>5}"
+            f"{r['name']:<60} {r['n']:>3} {r['p50'] * 1000:>7.0f} {r['p95'] * 1000:>7.0f} {r['lost']:>5}"
             f" {r['idle_cpu']:>8.1f}%"
         )
     print("\np50/p95: POST /api/runs/ to the status event on /api/runs/<id>/events/.")
@@ -220,13 +228,13 @@ def main_embedded(args: argparse.Namespace) -> int:
     for name, parts in breakdowns:
         if parts:
             print(
-                f"  {name:<66} queue {parts['queue']:5.0f}  sandbox {parts['sandbox']:5.1f}  "
+                f"  {name:<60} queue {parts['queue']:5.0f}  sandbox {parts['sandbox']:5.1f}  "
                 f"finish {parts['finish']:5.1f}  response {parts['response']:5.0f}"
             )
     if any(r["lost"] for r in rows):
         print(f"LOST RUNS: {sum(r['lost'] for r in rows)}", file=sys.stderr)
         return 1
-    return 0
+    return 1 if failed else 0
 
 
 def parse_args() -> argparse.Namespace:
@@ -247,8 +255,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--setups",
         default="",
-        help="with --embedded: postgresql, default, redis, filesystem[@POLL_S], sqlalchemy[@POLL_S] "
-        "(default: postgresql,default)",
+        help="with --embedded: postgresql, default, redis, filesystem[@POLL_S] (default: postgresql,default)",
     )
     parser.add_argument("--idle-seconds", type=float, default=20.0, help="with --embedded: idle CPU measured over")
     return parser.parse_args()

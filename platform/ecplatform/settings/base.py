@@ -201,25 +201,38 @@ RUNNER_WARM_MAX_AGE_S = env_int("RUNNER_WARM_MAX_AGE_S", 3600)
 # about a CPU-second): more than the machine's cores only makes each slower. Warm runs do not count.
 RUNNER_COLD_CONCURRENCY = env_int("RUNNER_COLD_CONCURRENCY", os.cpu_count() or 2)
 
-# Celery: Redis broker when REDIS_URL is set, otherwise an embedded broker so a laptop runs a
-# worker with nothing else installed.
-EMBEDDED_BROKER = env_choice("EMBEDDED_BROKER", "filesystem", ("filesystem", "sqlalchemy"))
-BROKER_POLL_INTERVAL_S = float(env_str("BROKER_POLL_INTERVAL_S", "0.05"))
+# Celery's broker: the Redis named by REDIS_URL (production, CI, and `make run`, which starts one of
+# its own on a Unix socket in VAR_DIR: scripts/serve.sh), else kombu's file-system transport.
+# Chosen by measurement (bench/run_latency.py --embedded: 30 sequential warm runs, local backend, one
+# learner, SQLite unless said; p50 / p95 ms; idle CPU of the web app, worker and broker):
+#   PostgreSQL + Redis                    41 /   52 ms, idle CPU 0.2 % (not counting its servers)
+#   embedded Redis                        35 /   45 ms, idle CPU 0.4 %
+#   file system, polled every 1 s       1060 / 1104 ms, idle CPU 0.4 %
+#   file system, polled every 100 ms     313 /  436 ms, idle CPU 0.4 %
+#   file system, polled every 20 ms      306 /  336 ms, idle CPU 1.0 %
+#   SQL broker on SQLite, 100 ms         319 /  350 ms, idle CPU 2.9 %
+#   SQL broker on SQLite, 20 ms          282 /  318 ms, idle CPU 10.5 %
+# A polling broker makes each run wait for its next poll, and without Redis the run's event stream
+# polls the Run row every 250 ms as well (runner/apis.py), which is most of the 300 ms; the SQL broker
+# also costs CPU while idle. Redis hands a message over as it is published, costs nothing idle, and
+# also carries run events and the cache. The file-system transport stays for a machine without
+# redis-server (a degraded part, said at start and on the admin's home page), polled every 20 ms:
+# a run waits 20 ms for it instead of a second, for 1 % of a core.
+BROKER_POLL_INTERVAL_S = float(env_str("BROKER_POLL_INTERVAL_S", "0.02"))
 if REDIS_URL:
     # redis-py (events, cache) reads unix:///path/redis.sock; kombu spells it redis+socket://.
     CELERY_BROKER_URL = re.sub(r"^unix://", "redis+socket://", REDIS_URL)
     # A message not acknowledged within this time goes back to the queue: well above the hard time
     # limit, so only a dead worker's message is redelivered (and then seen as "worker lost").
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
-elif EMBEDDED_BROKER == "sqlalchemy":
-    CELERY_BROKER_URL = f"sqla+sqlite:///{VAR_DIR / 'broker.sqlite3'}"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"polling_interval": BROKER_POLL_INTERVAL_S}
 else:
     _broker = VAR_DIR / "broker"
     # kombu's file-system transport expects its folders to exist before a worker declares queues.
     for _folder in ("queue", "processed", "control"):
         (_broker / _folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_URL = "filesystem://localhost/"
+    # kombu's file-system transport, with messages written whole (ecplatform/celery.py says why).
+    CELERY_BROKER_TRANSPORT = "ecplatform.celery:FilesystemTransport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker / "queue"),
         "data_folder_out": str(_broker / "queue"),
