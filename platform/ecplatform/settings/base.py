@@ -2,7 +2,6 @@
 environment (see .env.example); dev, test and production modules override only what they must."""
 
 import os
-import re
 from pathlib import Path
 
 import dj_database_url
@@ -221,7 +220,9 @@ RUNNER_COLD_CONCURRENCY = env_int("RUNNER_COLD_CONCURRENCY", os.cpu_count() or 2
 BROKER_POLL_INTERVAL_S = float(env_str("BROKER_POLL_INTERVAL_S", "0.02"))
 if REDIS_URL:
     # redis-py (events, cache) reads unix:///path/redis.sock; kombu spells it redis+socket://.
-    CELERY_BROKER_URL = re.sub(r"^unix://", "redis+socket://", REDIS_URL)
+    CELERY_BROKER_URL = REDIS_URL
+    if REDIS_URL.startswith("unix://"):
+        CELERY_BROKER_URL = "redis+socket://" + REDIS_URL.removeprefix("unix://")
     # A message not acknowledged within this time goes back to the queue: well above the hard time
     # limit, so only a dead worker's message is redelivered (and then seen as "worker lost").
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
