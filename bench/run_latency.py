@@ -21,8 +21,15 @@ default; before the concurrent part each learner makes one untimed run (so it is
 learner with a sandbox); it adds the memory of an idle warm sandbox and, per part, where the
 time went (from the Run rows: queue, sandbox, worker's own work, web and event stream).
 
+`--embedded` measures what `make run` serves with: the local backend, warm, one learner's `--runs`
+sequential runs (30) on a fresh SQLite file in a folder of its own, with the embedded broker (a Redis
+of its own where redis-server is installed, as scripts/serve.sh starts it), beside PostgreSQL +
+Redis measured in the same run, and each setup's CPU use while idle. `--setups` picks others:
+`filesystem@0.02` is the file-system broker polled every 20 ms (what runs without redis-server).
+
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/easycompilers REDIS_URL=redis://127.0.0.1:6379/0 \\
         .venv/bin/python bench/run_latency.py [--runs 30] [--backends local,docker]
+    .venv/bin/python bench/run_latency.py --embedded [--setups postgresql,default,filesystem@0.02]
 """
 
 from __future__ import annotations
