@@ -6,12 +6,28 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 export DJANGO_SETTINGS_MODULE ?= ecplatform.settings.dev
 
-.PHONY: run test setup lint fmt migrate demo image clean
+.PHONY: run test setup prereqs lint fmt migrate demo image clean
+
+# The system packages come first (scripts/prereqs.sh installs what is missing, or says how, and
+# stops): every other target depends on them. `make test` also wants what the tests use; a
+# target-specific value reaches every prerequisite built for that target.
+PREREQS := run
+test: PREREQS := test
 
 setup: $(VENV)/.installed frontend/static/dist/learn.js
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+prereqs:
+	@PYTHON=$(PYTHON) bash scripts/prereqs.sh $(PREREQS)
+
+# PyPI's torch for Linux is the CUDA build (5 GB with its NVIDIA libraries), which the local sandbox
+# cannot even load under its 2 GiB address-space limit. The CPU build goes in first, from PyTorch's
+# CPU index or a wheel pip finds locally; requirements.txt's torch==X then finds it installed.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+TORCH_VERSION := $(shell sed -n 's/^torch==//p' requirements.txt)
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt | prereqs
 	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --retries 1 --timeout 15 --extra-index-url $(TORCH_INDEX) "torch==$(TORCH_VERSION)+cpu"
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	$(PY) -m pip install --quiet --no-deps --no-build-isolation -e .
 	@# The local sandbox mounts this environment read-only: compile the bytecode now, or every
@@ -20,7 +36,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	touch $@
 
 # The browser bundle is built from the committed lock file, never committed itself.
-frontend/static/dist/learn.js: frontend/package-lock.json frontend/build.mjs $(wildcard frontend/src/*.js)
+frontend/static/dist/learn.js: frontend/package-lock.json frontend/build.mjs $(wildcard frontend/src/*.js) | prereqs
 	cd frontend && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build
 
 migrate: setup
@@ -30,8 +46,8 @@ demo: migrate
 	$(PY) manage.py import_course courses/content/transformers
 	$(PY) manage.py demo_accounts
 
-# Serves the platform on http://$(HOST):$(PORT) with a worker in its own process, the embedded
-# broker and the local sandbox (unless DATABASE_URL, REDIS_URL or a Docker engine say otherwise).
+# Serves the platform on http://$(HOST):$(PORT) with a worker in its own process, an embedded Redis
+# and the local sandbox (unless DATABASE_URL, REDIS_URL or a Docker engine say otherwise).
 run: demo
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	bash scripts/serve.sh $(HOST) $(PORT)

@@ -21,13 +21,21 @@ default; before the concurrent part each learner makes one untimed run (so it is
 learner with a sandbox); it adds the memory of an idle warm sandbox and, per part, where the
 time went (from the Run rows: queue, sandbox, worker's own work, web and event stream).
 
+`--embedded` measures what `make run` serves with: the local backend, warm, one learner's `--runs`
+sequential runs (30) on a fresh SQLite file in a folder of its own, with the embedded broker (a Redis
+of its own where redis-server is installed, as scripts/serve.sh starts it), beside PostgreSQL +
+Redis measured in the same run, and each setup's CPU use while idle. `--setups` picks others:
+`filesystem@0.02` is the file-system broker polled every 20 ms (what runs without redis-server).
+
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/easycompilers REDIS_URL=redis://127.0.0.1:6379/0 \\
         .venv/bin/python bench/run_latency.py [--runs 30] [--backends local,docker]
+    .venv/bin/python bench/run_latency.py --embedded [--setups postgresql,default,filesystem@0.02]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -62,6 +70,8 @@ RUN_TIMEOUT_S = 300
 
 def main() -> int:
     args = parse_args()
+    if args.embedded:
+        return main_embedded(args)
     database_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
     if not database_url.startswith("postgres") or not redis_url:
         print("bench/run_latency.py needs DATABASE_URL (PostgreSQL) and REDIS_URL", file=sys.stderr)
@@ -133,6 +143,107 @@ def main() -> int:
     return 0
 
 
+# --- the embedded default beside the production path ---------------------------------------------
+
+EMBEDDED_SETUPS = {
+    # name: (what the table calls it, extra environment, whether an embedded Redis is started)
+    "postgresql": ("PostgreSQL + Redis", {}, False),
+    "redis": ("SQLite + embedded Redis", {}, True),
+    "filesystem": ("SQLite + file-system broker", {}, False),
+}
+
+
+def embedded_default() -> str:
+    """What `make run` serves with (scripts/serve.sh): an embedded Redis where redis-server is
+    installed, else the file-system broker."""
+    return "redis" if shutil.which("redis-server") else "filesystem"
+
+
+def main_embedded(args: argparse.Namespace) -> int:
+    """`--embedded`: the local backend, warm, one learner's sequential runs on each setup named in
+    --setups (default: PostgreSQL + Redis, and the embedded default), and each setup's idle CPU."""
+    runs = args.runs or 30
+    database_url, redis_url = os.environ.get("DATABASE_URL", ""), os.environ.get("REDIS_URL", "")
+    setups = args.setups.split(",") if args.setups else ["postgresql", "default"]
+    logs = Path(tempfile.mkdtemp(prefix="ec-bench-"))
+    print(f"logs in {logs}", flush=True)
+    rows: list[dict] = []
+    breakdowns: list[tuple[str, dict]] = []
+    failed = False
+    for index, setup in enumerate(setups):
+        name, _, poll = setup.partition("@")
+        name = embedded_default() if name == "default" else name
+        if name not in EMBEDDED_SETUPS:
+            print(f"unknown setup {setup!r}: choose from {', '.join(EMBEDDED_SETUPS)}, default", file=sys.stderr)
+            return 2
+        label, env, with_redis = EMBEDDED_SETUPS[name]
+        env = {**env, **({"BROKER_POLL_INTERVAL_S": poll} if poll else {})}
+        label += f", polls every {float(poll) * 1000:.0f} ms" if poll else ""
+        if name == "postgresql":
+            if not database_url.startswith("postgres") or not redis_url:
+                progress("PostgreSQL + Redis skipped: set DATABASE_URL (PostgreSQL) and REDIS_URL")
+                continue
+            bench = Bench(database_url=database_url, redis_url=redis_url, database=args.database, logs=logs, **env)
+        else:
+            var_dir = logs / f"var-{name}-{index}"
+            var_dir.mkdir()
+            socket_url = f"unix://{var_dir / 'redis'}/redis.sock" if with_redis else ""
+            bench = Bench(database_url="", redis_url=socket_url, database="", logs=logs, var_dir=var_dir, **env)
+        try:
+            if with_redis:
+                script = str(ROOT / "scripts" / "embedded-redis.sh")
+                bench._start(f"redis-{index}", ["bash", script, str(var_dir / "redis")])
+                wait_for(lambda v=var_dir: (v / "redis" / "redis.sock").exists(), "the embedded Redis")
+            bench.prepare(learners=1)
+            # The worker as `make run` starts it (scripts/serve.sh): with the sweeper's schedule.
+            beat = ("--beat", "--schedule", str(logs / f"celerybeat-{index}"))
+            with bench.worker("local", mode="warm", learners=1, extra=beat):
+                bench.sequential(backend="local", runs=2, learner=0)
+                bench.warm_up(learners=[0])
+                wait_until_quiet()
+                mark = bench.mark()
+                progress(f"{label}: {runs} sequential runs")
+                latencies, lost = bench.sequential(backend="local", runs=runs, learner=0)
+                rows.append(row(f"{label}, local, warm", latencies, lost=lost))
+                breakdowns.append((rows[-1]["name"], bench.breakdown(since=mark, latencies=latencies)))
+                time.sleep(5)  # the last run's writes and the pool's refill settle
+                rows[-1]["idle_cpu"] = bench.idle_cpu_percent(args.idle_seconds)
+            r = rows[-1]
+            progress(
+                f"{r['name']}: p50 {r['p50'] * 1000:.0f} ms, p95 {r['p95'] * 1000:.0f} ms, lost {r['lost']}, "
+                f"idle CPU {r['idle_cpu']:.1f}%"
+            )
+        except Exception as exc:
+            progress(f"{label}: failed: {exc} (logs in {logs})")
+            failed = True
+        finally:
+            bench.close(keep_db=args.keep_db)
+    print()
+    what = f"setup ({runs} sequential runs of one learner)"
+    head = f"{what:<60} {'n':>3} {'p50 ms':>7} {'p95 ms':>7} {'lost':>5} {'idle CPU':>9}"
+    print(head)
+    print("-" * len(head))
+    for r in rows:
+        print(
+            f"{r['name']:<60} {r['n']:>3} {r['p50'] * 1000:>7.0f} {r['p95'] * 1000:>7.0f} {r['lost']:>5}"
+            f" {r['idle_cpu']:>8.1f}%"
+        )
+    print("\np50/p95: POST /api/runs/ to the status event on /api/runs/<id>/events/.")
+    print(f"idle CPU: web app, worker (with its sandboxes and beat) and any embedded Redis, {args.idle_seconds:.0f} s")
+    print("after the last run, as a share of one core (a shared PostgreSQL or Redis is not counted).")
+    print("\nwhere the time went (medians, ms; see --warm):")
+    for name, parts in breakdowns:
+        if parts:
+            print(
+                f"  {name:<60} queue {parts['queue']:5.0f}  sandbox {parts['sandbox']:5.1f}  "
+                f"finish {parts['finish']:5.1f}  response {parts['response']:5.0f}"
+            )
+    if any(r["lost"] for r in rows):
+        print(f"LOST RUNS: {sum(r['lost'] for r in rows)}", file=sys.stderr)
+        return 1
+    return 1 if failed else 0
+
+
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=0, help="sequential runs per backend and baseline (30; --warm 50)")
@@ -143,6 +254,17 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--modes", default="cold,warm", help="with --warm: which of cold,warm to measure")
     parser.add_argument("--database", default="ec_bench", help="database to (re)create for the benchmark")
     parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
+    parser.add_argument(
+        "--embedded",
+        action="store_true",
+        help="the embedded default (SQLite, embedded broker) beside PostgreSQL + Redis",
+    )
+    parser.add_argument(
+        "--setups",
+        default="",
+        help="with --embedded: postgresql, default, redis, filesystem[@POLL_S] (default: postgresql,default)",
+    )
+    parser.add_argument("--idle-seconds", type=float, default=20.0, help="with --embedded: idle CPU measured over")
     return parser.parse_args()
 
 
@@ -150,20 +272,27 @@ def parse_args() -> argparse.Namespace:
 
 
 class Bench:
-    def __init__(self, *, database_url: str, redis_url: str, database: str, logs: Path):
+    def __init__(
+        self, *, database_url: str, redis_url: str, database: str, logs: Path, var_dir: Path | None = None, **env: str
+    ):
+        """PostgreSQL (`database_url` names the server, `database` the database to create) or, with
+        `var_dir`, the embedded default: SQLite in var_dir, and Redis only if `redis_url` says so."""
         self.server_url = database_url
         self.database = database
+        self.sqlite = var_dir / "db.sqlite3" if var_dir else None
         parts = urlsplit(database_url)
-        self.database_url = urlunsplit(parts._replace(path=f"/{database}"))
+        self.database_url = urlunsplit(parts._replace(path=f"/{database}")) if not var_dir else ""
+        dropped = {"PYTHONPATH", "DATABASE_URL", "REDIS_URL", "VAR_DIR"}
         self.env = {
-            **{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+            **{k: v for k, v in os.environ.items() if k not in dropped},
             "DJANGO_SETTINGS_MODULE": "ecplatform.settings.dev",
             "DEBUG": "0",
-            "DATABASE_URL": self.database_url,
-            "REDIS_URL": redis_url,
             "RUNNER_MAX_RUNS_PER_MINUTE": "100000",
             "LOG_LEVEL": "WARNING",
             "PYTHONUNBUFFERED": "1",
+            **({"VAR_DIR": str(var_dir)} if var_dir else {"DATABASE_URL": self.database_url}),
+            **({"REDIS_URL": redis_url} if redis_url else {}),
+            **env,
         }
         self.logs = logs
         self.processes: list[subprocess.Popen] = []
@@ -212,7 +341,23 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
         self._start("web", [*argv, "--port", str(port), "--log-level", "warning"])
         wait_for(lambda: self._answers(), "the web app")
 
+    def _query(self, postgresql: str, sqlite: str, params: list) -> list[tuple]:
+        """Rows from the benchmark's database, in the SQL of its engine."""
+        if self.sqlite:
+            import sqlite3
+
+            with contextlib.closing(sqlite3.connect(self.sqlite, timeout=30)) as conn:
+                return conn.execute(sqlite, params).fetchall()
+        import psycopg
+
+        with psycopg.connect(self.database_url) as conn:
+            return conn.execute(postgresql, params).fetchall()
+
     def _database_recreate(self) -> None:
+        if self.sqlite:
+            for path in self.sqlite.parent.glob(self.sqlite.name + "*"):
+                path.unlink()
+            return
         import psycopg
 
         parts = urlsplit(self.server_url)
@@ -244,8 +389,8 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
             return False
 
     class _Worker:
-        def __init__(self, bench: Bench, backend: str, mode: str, learners: int):
-            self.bench, self.backend, self.mode = bench, backend, mode
+        def __init__(self, bench: Bench, backend: str, mode: str, learners: int, extra: tuple[str, ...] = ()):
+            self.bench, self.backend, self.mode, self.extra = bench, backend, mode, extra
             self.env = {"RUNNER_BACKEND": backend}
             if mode:
                 # Room for a sandbox per learner in each worker process, plus the spares.
@@ -257,6 +402,7 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
             # The worker as deployed: the pool and concurrency come from the settings.
             argv = [PY, "-m", "celery", "-A", "ecplatform", "worker", "-Q", "cpu,gpu"]
             argv += ["-n", f"bench-{self.backend}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]
+            argv += self.extra
             self.proc = self.bench._start(name, argv, **self.env)
             wait_for(lambda: " ready." in log.read_text(errors="replace"), f"the {self.backend} worker", proc=self.proc)
             return self
@@ -264,14 +410,32 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
         def __exit__(self, *exc):
             stop(self.proc)
 
-    def worker(self, backend: str, *, mode: str = "", learners: int = 0) -> Bench._Worker:
-        return Bench._Worker(self, backend, mode, learners)
+    def worker(self, backend: str, *, mode: str = "", learners: int = 0, extra: tuple[str, ...] = ()) -> Bench._Worker:
+        return Bench._Worker(self, backend, mode, learners, extra)
+
+    def idle_cpu_percent(self, seconds: float) -> float:
+        """CPU time the processes this benchmark started (and theirs) used over `seconds` of doing
+        nothing, as a share of one core."""
+        sessions = {str(p.pid) for p in self.processes if p.poll() is None}
+
+        def ticks() -> int:
+            total = 0
+            for pid in filter(str.isdigit, os.listdir("/proc")):
+                try:
+                    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                except (OSError, IndexError):
+                    continue
+                if fields[3] in sessions:  # session id: each process was started in a session of its own
+                    total += int(fields[11]) + int(fields[12])
+            return total
+
+        before = ticks()
+        time.sleep(seconds)
+        return (ticks() - before) / os.sysconf("SC_CLK_TCK") / seconds * 100
 
     def warm_up(self, *, learners: list[int], rounds: int = 12) -> None:
         """Untimed rounds (each learner one run, all at once) until nine runs in ten of a round
         ran warm: every learner is then active, with a sandbox of their own."""
-        import psycopg
-
         for _ in range(rounds):
             self.run_ids = []
             threads = [threading.Thread(target=self.one_run, kwargs={"learner": i}) for i in learners]
@@ -279,30 +443,35 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
                 thread.start()
             for thread in threads:
                 thread.join()
-            with psycopg.connect(self.database_url) as conn:
-                warm = conn.execute("SELECT count(*) FROM runner_run WHERE id = ANY(%s) AND warm", [self.run_ids])
-                share = warm.fetchone()[0] / max(1, len(self.run_ids))
+            # Django stores a UUID in SQLite as 32 hex digits.
+            hex_ids = [i.replace("-", "") for i in self.run_ids]
+            holes = ",".join("?" * len(hex_ids))
+            warm = self._query(
+                "SELECT count(*) FROM runner_run WHERE id = ANY(%s) AND warm",
+                f"SELECT count(*) FROM runner_run WHERE id IN ({holes}) AND warm",
+                [self.run_ids] if not self.sqlite else hex_ids,
+            )
+            share = warm[0][0] / max(1, len(self.run_ids))
             print(f"  warm-up round: {share:.0%} warm", flush=True)
             if share >= 0.9:
                 return
 
     def mark(self):
-        import psycopg
-
-        with psycopg.connect(self.database_url) as conn:
-            return conn.execute("SELECT now()").fetchone()[0]
+        return self._query("SELECT now()", "SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')", [])[0][0]
 
     def breakdown(self, *, since, latencies: list[float]) -> dict:
         """Medians, in ms, of where a run's time went, from the Run rows made since `since`."""
-        import psycopg
-
-        with psycopg.connect(self.database_url) as conn:
-            rows = conn.execute(
-                "SELECT extract(epoch FROM started_at - created_at) * 1000,"
-                " extract(epoch FROM finished_at - created_at) * 1000, warm, id::text"
-                " FROM runner_run WHERE created_at >= %s AND finished_at IS NOT NULL",
-                [since],
-            ).fetchall()
+        rows = self._query(
+            "SELECT extract(epoch FROM started_at - created_at) * 1000,"
+            " extract(epoch FROM finished_at - created_at) * 1000, warm, id::text"
+            " FROM runner_run WHERE created_at >= %s AND finished_at IS NOT NULL",
+            "SELECT (julianday(started_at) - julianday(created_at)) * 86400000,"
+            " (julianday(finished_at) - julianday(created_at)) * 86400000, warm,"
+            " substr(id, 1, 8) || '-' || substr(id, 9, 4) || '-' || substr(id, 13, 4) || '-' ||"
+            " substr(id, 17, 4) || '-' || substr(id, 21)"
+            " FROM runner_run WHERE created_at >= ? AND finished_at IS NOT NULL",
+            [since],
+        )
         if not rows:
             return {}
         median = statistics.median
@@ -400,6 +569,8 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
                 print(f"could not drop {self.database}: {exc}", file=sys.stderr)
 
     def _database_drop(self) -> None:
+        if self.sqlite:
+            return  # the folder it lives in goes with the logs' temporary folder
         import psycopg
 
         admin = urlunsplit(urlsplit(self.server_url)._replace(path="/postgres"))

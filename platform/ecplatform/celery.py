@@ -1,11 +1,42 @@
 """The Celery app. Workers start with `python -m celery -A ecplatform worker` from the repo root."""
 
 import os
+import uuid
+from time import monotonic
 
 from celery import Celery
+from kombu.exceptions import ChannelError
+from kombu.transport import filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
 
 # Production unless asked otherwise: a server started without settings must not run with DEBUG.
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.production")
+
+
+class FilesystemChannel(filesystem.Channel):
+    """kombu's file-system channel, but a message appears in the queue folder only when it is whole.
+
+    kombu writes a message into the queue folder under its final name, and a worker polling that
+    folder may take and read it before it is written: the worker's consumer then dies on the JSON it
+    cannot parse (seen with a 20 ms polling interval). Written under a name no queue matches and
+    renamed, a message is whole or absent (a rename within a folder is atomic)."""
+
+    def _put(self, queue, payload, **kwargs):
+        name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        partial = os.path.join(self.data_folder_out, f"{name}.partial")  # ends not in .<queue>.msg
+        try:
+            with open(partial, "wb") as f:
+                f.write(str_to_bytes(dumps(payload)))
+            os.rename(partial, final)
+        except OSError as exc:
+            raise ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+
+class FilesystemTransport(filesystem.Transport):
+    Channel = FilesystemChannel
+
 
 app = Celery("ecplatform")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -88,6 +88,19 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         "max_size": env_int("DB_POOL_MAX", 20),
         "timeout": 10,
     }
+# SQLite serves several processes at once (the web app's threads, the worker's run threads, the
+# sweeper): WAL lets readers go on while one writes; a write transaction takes the write lock when it
+# begins (IMMEDIATE), so a transaction that read first never fails to upgrade with "database is
+# locked", it waits its turn for up to `timeout` seconds; synchronous=NORMAL is durable in WAL mode
+# except for the last commits on a power cut, and saves an fsync per commit.
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        {
+            "transaction_mode": "IMMEDIATE",
+            "timeout": env_int("SQLITE_BUSY_TIMEOUT_S", 30),
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL",
+        }
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_USER_MODEL = "accounts.User"
@@ -231,10 +244,29 @@ RUNNER_WARM_MAX_AGE_S = env_int("RUNNER_WARM_MAX_AGE_S", 3600)
 # about a CPU-second): more than the machine's cores only makes each slower. Warm runs do not count.
 RUNNER_COLD_CONCURRENCY = env_int("RUNNER_COLD_CONCURRENCY", os.cpu_count() or 2)
 
-# Celery: Redis broker when REDIS_URL is set, otherwise an embedded file-system broker so a
-# laptop runs a worker with nothing else installed.
+# Celery's broker: the Redis named by REDIS_URL (production, CI, and `make run`, which starts one of
+# its own on a Unix socket in VAR_DIR: scripts/serve.sh), else kombu's file-system transport.
+# Chosen by measurement (bench/run_latency.py --embedded: 30 sequential warm runs, local backend, one
+# learner, SQLite unless said; p50 / p95 ms; idle CPU of the web app, worker and broker):
+#   PostgreSQL + Redis                    41 /   52 ms, idle CPU 0.2 % (not counting its servers)
+#   embedded Redis                        35 /   45 ms, idle CPU 0.4 %
+#   file system, polled every 1 s       1060 / 1104 ms, idle CPU 0.4 %
+#   file system, polled every 100 ms     313 /  436 ms, idle CPU 0.4 %
+#   file system, polled every 20 ms      306 /  336 ms, idle CPU 1.0 %
+#   SQL broker on SQLite, 100 ms         319 /  350 ms, idle CPU 2.9 %
+#   SQL broker on SQLite, 20 ms          282 /  318 ms, idle CPU 10.5 %
+# A polling broker makes each run wait for its next poll, and without Redis the run's event stream
+# polls the Run row every 250 ms as well (runner/apis.py), which is most of the 300 ms; the SQL broker
+# also costs CPU while idle. Redis hands a message over as it is published, costs nothing idle, and
+# also carries run events and the cache. The file-system transport stays for a machine without
+# redis-server (a degraded part, said at start and on the admin's home page), polled every 20 ms:
+# a run waits 20 ms for it instead of a second, for 1 % of a core.
+BROKER_POLL_INTERVAL_S = float(env_str("BROKER_POLL_INTERVAL_S", "0.02"))
 if REDIS_URL:
+    # redis-py (events, cache) reads unix:///path/redis.sock; kombu spells it redis+socket://.
     CELERY_BROKER_URL = REDIS_URL
+    if REDIS_URL.startswith("unix://"):
+        CELERY_BROKER_URL = "redis+socket://" + REDIS_URL.removeprefix("unix://")
     # A message not acknowledged within this time goes back to the queue: well above the hard time
     # limit, so only a dead worker's message is redelivered (and then seen as "worker lost").
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
@@ -243,13 +275,16 @@ else:
     # kombu's file-system transport expects its folders to exist before a worker declares queues.
     for _folder in ("queue", "processed", "control"):
         (_broker / _folder).mkdir(parents=True, exist_ok=True)
-    CELERY_BROKER_URL = "filesystem://"
+    CELERY_BROKER_URL = "filesystem://localhost/"
+    # kombu's file-system transport, with messages written whole (ecplatform/celery.py says why).
+    CELERY_BROKER_TRANSPORT = "ecplatform.celery:FilesystemTransport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker / "queue"),
         "data_folder_out": str(_broker / "queue"),
         "processed_folder": str(_broker / "processed"),
         "control_folder": str(_broker / "control"),
         "store_processed": False,
+        "polling_interval": BROKER_POLL_INTERVAL_S,
     }
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_RESULT_BACKEND = None
