@@ -5,20 +5,24 @@ from groundup import TinyGPT, Vocab, split_words
 torch.set_printoptions(precision=2, sci_mode=False)
 torch.manual_seed(0)  # the same weights on every run
 
-# 1. Count GPT-2 small: vocabulary 50,257, 1,024 positions, width 768, 12 heads, 12 blocks.
-V, P, d, L = 50257, 1024, 768, 12
-per_block = (4 * d * d + 4 * d) + (8 * d * d + 5 * d) + 2 * (2 * d)  # attention, feed-forward, two norms
-by_formula = V * d + P * d + L * per_block + 2 * d  # the output layer reuses the token table
-with torch.device("meta"):  # shapes without memory: a 124M-parameter model costs nothing to count
-    counted = sum(p.numel() for p in TinyGPT(V, d, 12, L, P).parameters())
-print(f"by formula: {by_formula:,}   counted: {counted:,}   GPT-2 small's published size: 124M")
-
-# 2. A small stack of your blocks, run on a real sentence.
+# A small stack of your blocks, for a real sentence.
 tokens = split_words("the old lighthouse keeper climbed the stairs because the lamp had gone out again")
 vocab = Vocab(tokens)
 ids = vocab.encode(tokens)[None]  # (1, 14): a batch of one sentence
-d_model, n_heads, n_layers = 64, 4, 6
-model = TinyGPT(len(vocab), d_model, n_heads, n_layers, max_len=32)
+d_model, n_heads, n_layers, max_len = 64, 4, 6, 32
+model = TinyGPT(len(vocab), d_model, n_heads, n_layers, max_len)
+
+
+def count(V, P, d, L):
+    """Parameters of a stack with vocabulary V, P positions, width d and L blocks."""
+    per_block = (4 * d * d + 4 * d) + (8 * d * d + 5 * d) + 2 * (2 * d)  # attention, feed-forward, two norms
+    return V * d + P * d + L * per_block + 2 * d  # the output layer reuses the token table
+
+
+counted = sum(p.numel() for p in model.parameters())
+print(f"this stack: by formula {count(len(vocab), max_len, d_model, n_layers):,}, counted {counted:,}")
+by_formula = count(V=50257, P=1024, d=768, L=12)  # GPT-2 small's sizes
+print(f"GPT-2 small by formula: {by_formula:,}   published: 124M")
 
 with torch.no_grad():
     x = model.embed(ids)  # the residual stream before the first block: (1, 14, 64)
