@@ -21,22 +21,36 @@ class Command(BaseCommand):
         )
         parser.add_argument("--timings", action="store_true", help="Print each solution's run time (median of 3).")
         parser.add_argument("--no-run", action="store_true", help="Skip the sandbox runs (text checks only).")
+        parser.add_argument(
+            "--warm",
+            action="store_true",
+            help="Run every exercise as one learner, so runs after the first find a warm sandbox (warm timings).",
+        )
 
-    def handle(self, *args, directory, backend, timings, no_run, **options):
+    def handle(self, *args, directory, backend, timings, no_run, warm, **options):
         def progress(name: str) -> None:
             self.stderr.write(f"running {name}")
 
         report = course_validate(
-            path=directory, backend=None if no_run else backend, timings=timings, on_exercise=progress
+            path=directory, backend=None if no_run else backend, timings=timings, warm=warm, on_exercise=progress
         )
         for note in report.notes:
             self.stderr.write(note)
         if report.timings:
             width = max(len(t.exercise) for t in report.timings)
-            self.stdout.write(f"{'solution run':<{width}}  median ms  runs ms")
-            for timing in report.timings:
-                runs = ", ".join(str(ms) for ms in timing.runs_ms)
-                self.stdout.write(f"{timing.exercise:<{width}}  {timing.median_ms:>9.0f}  {runs}")
+            if warm:
+                # A run that still went cold (no warm sandbox ready yet) is marked, not hidden.
+                self.stdout.write(f"{'solution run':<{width}}  warm median ms  runs ms (c: cold)")
+                for timing in report.timings:
+                    runs = ", ".join(
+                        f"{ms}{'' if hot else 'c'}" for ms, hot in zip(timing.runs_ms, timing.warm, strict=True)
+                    )
+                    self.stdout.write(f"{timing.exercise:<{width}}  {timing.median_ms:>14.0f}  {runs}")
+            else:
+                self.stdout.write(f"{'solution run':<{width}}  median ms  runs ms")
+                for timing in report.timings:
+                    runs = ", ".join(str(ms) for ms in timing.runs_ms)
+                    self.stdout.write(f"{timing.exercise:<{width}}  {timing.median_ms:>9.0f}  {runs}")
         for problem in report.problems:
             self.stdout.write(problem.text(directory))
         if report.problems:

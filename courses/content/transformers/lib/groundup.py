@@ -5,6 +5,10 @@ Part 1: Vocab and TokenEmbedding, from text to one vector per token.
 Part 2: causal_mask and attention, written out step by step.
 Part 3: sinusoidal_positions and rotate, two ways to tell the model where a token sits.
 Part 4: FeedForward and SwiGLU, the per-position network.
+Part 5: split_heads, merge_heads and MultiHeadAttention, several heads side by side.
+Part 6: LayerNorm and RMSNorm, which keep the residual stream at a steady size.
+Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
+        with to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
 """
 
 import re
@@ -135,3 +139,163 @@ class SwiGLU(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.down(nn.functional.silu(self.gate(x)) * self.up(x))
+
+
+# Part 5: multi-head attention
+
+
+def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
+    """(batch, n, d_model) -> (batch, n_heads, n, d_head): each head gets its own slice of the
+    width. The view cuts every row into n_heads pieces; the transpose then puts the head axis in
+    front of the token axis, so attention treats each head like one more batch entry."""
+    batch, n, d_model = x.shape
+    return x.view(batch, n, n_heads, d_model // n_heads).transpose(1, 2)
+
+
+def merge_heads(x: torch.Tensor) -> torch.Tensor:
+    """(batch, n_heads, n, d_head) -> (batch, n, n_heads * d_head): the inverse of split_heads,
+    which lays each token's head outputs side by side again."""
+    batch, n_heads, n, d_head = x.shape
+    return x.transpose(1, 2).reshape(batch, n, n_heads * d_head)
+
+
+class MultiHeadAttention(nn.Module):
+    """n_heads attention heads of width d_model / n_heads over one input, joined by an output
+    projection. Four d_model x d_model matrices whatever the number of heads: 4 d^2 + 4 d
+    parameters. Causal by default, as a decoder needs. After each call, `weights` holds the
+    heads' attention maps, (batch, n_heads, n, n), for figures."""
+
+    def __init__(self, d_model: int, n_heads: int):
+        super().__init__()
+        if d_model % n_heads:
+            raise ValueError(f"d_model ({d_model}) must split evenly into {n_heads} heads")
+        self.n_heads = n_heads
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+        self.weights: torch.Tensor | None = None
+
+    def forward(self, x: torch.Tensor, causal: bool = True) -> torch.Tensor:
+        q, k, v = (split_heads(proj(x), self.n_heads) for proj in (self.q_proj, self.k_proj, self.v_proj))
+        heads, weights = attention(q, k, v, causal=causal)
+        self.weights = weights.detach()  # kept for plotting only; never part of the computation
+        return self.out_proj(merge_heads(heads))
+
+
+def attention_flops(n: int, d_model: int) -> int:
+    """Multiply-adds of one MultiHeadAttention call on n tokens, counted as 2 FLOPs each: the four
+    projections (8 n d^2) plus scores and the weighted sum (4 n^2 d). The number of heads does not
+    appear: heads split the width, they do not add work (the softmax, n^2 per head, is left out)."""
+    return 8 * n * d_model**2 + 4 * n**2 * d_model
+
+
+# Part 6: the residual stream and layer norm
+
+
+class LayerNorm(nn.Module):
+    """Each row minus its mean, divided by its standard deviation (the biased one, dividing by d,
+    as nn.LayerNorm does), then a learned gain and shift per column."""
+
+    def __init__(self, d_model: int, eps: float = 1e-5):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+        self.bias = nn.Parameter(torch.zeros(d_model))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        mean = x.mean(dim=-1, keepdim=True)
+        var = x.var(dim=-1, keepdim=True, unbiased=False)
+        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+
+
+class RMSNorm(nn.Module):
+    """Divide each row by its root mean square and apply a learned gain: no mean, no shift. The
+    norm of LLaMA and most recent models; matches nn.RMSNorm with the same eps."""
+
+    def __init__(self, d_model: int, eps: float = 1e-6):
+        super().__init__()
+        self.eps = eps
+        self.weight = nn.Parameter(torch.ones(d_model))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight
+
+
+# Part 7: a full block, and a stack of them
+
+
+class Block(nn.Module):
+    """A pre-norm decoder block: each sublayer reads a normalised copy of the residual stream and
+    adds its result back; the stream itself is never normalised inside the block."""
+
+    def __init__(self, d_model: int, n_heads: int, hidden: int | None = None):
+        super().__init__()
+        self.norm1 = LayerNorm(d_model)
+        self.attn = MultiHeadAttention(d_model, n_heads)
+        self.norm2 = LayerNorm(d_model)
+        self.ffn = FeedForward(d_model, hidden)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = x + self.attn(self.norm1(x))
+        return x + self.ffn(self.norm2(x))
+
+
+def to_torch_layer(block: Block) -> nn.TransformerEncoderLayer:
+    """The same block as PyTorch's own layer, with the weights copied over: nn.MultiheadAttention
+    packs the query, key and value projections into one (3 d, d) matrix, in that order. Call it
+    with a causal mask, e.g. layer(x, src_mask=causal_mask(n), is_causal=True)."""
+    d_model = block.norm1.weight.shape[0]
+    layer = nn.TransformerEncoderLayer(
+        d_model,
+        block.attn.n_heads,
+        dim_feedforward=block.ffn.expand.out_features,
+        dropout=0.0,
+        activation="gelu",
+        batch_first=True,
+        norm_first=True,
+    )
+    attn = block.attn
+    with torch.no_grad():
+        layer.self_attn.in_proj_weight.copy_(torch.cat([attn.q_proj.weight, attn.k_proj.weight, attn.v_proj.weight]))
+        layer.self_attn.in_proj_bias.copy_(torch.cat([attn.q_proj.bias, attn.k_proj.bias, attn.v_proj.bias]))
+        pairs = [
+            (layer.self_attn.out_proj, attn.out_proj),
+            (layer.linear1, block.ffn.expand),
+            (layer.linear2, block.ffn.contract),
+            (layer.norm1, block.norm1),
+            (layer.norm2, block.norm2),
+        ]
+        for theirs, ours in pairs:
+            theirs.weight.copy_(ours.weight)
+            theirs.bias.copy_(ours.bias)
+    return layer.eval()
+
+
+class TinyGPT(nn.Module):
+    """Token rows plus learned position rows start the residual stream; n_layers blocks add to
+    it; a final LayerNorm and the token table itself (weight tying) turn each position into
+    logits over the vocabulary. With GPT-2 small's sizes it has GPT-2 small's 124,439,808
+    parameters."""
+
+    def __init__(self, vocab_size: int, d_model: int, n_heads: int, n_layers: int, max_len: int):
+        super().__init__()
+        self.tokens = TokenEmbedding(vocab_size, d_model)
+        # Small random rows, as GPT-2 starts them; Part 3's sinusoids would cost no parameters.
+        self.positions = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+        self.blocks = nn.ModuleList(Block(d_model, n_heads) for _ in range(n_layers))
+        self.norm = LayerNorm(d_model)
+
+    def embed(self, ids: torch.Tensor) -> torch.Tensor:
+        """(..., n) token ids -> (..., n, d_model): the residual stream before the first block."""
+        return self.tokens(ids) + self.positions[: ids.shape[-1]]
+
+    def head(self, x: torch.Tensor) -> torch.Tensor:
+        """The residual stream after the last block -> logits, one score per vocabulary entry."""
+        return self.norm(x) @ self.tokens.table.T
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        x = self.embed(ids)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
