@@ -283,6 +283,7 @@ class _Run:
     reason: str
     duration_ms: int
     checks: list[dict]
+    events: list[dict] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -292,7 +293,7 @@ class _Run:
         return [str(check.get("message", "")) for check in self.checks if check.get("passed") is not True]
 
 
-def _run(sandbox: SandboxBackend, exercise: ExerciseSpec, code: str, modules: tuple) -> _Run:
+def _run(sandbox: SandboxBackend, exercise: ExerciseSpec, code: str, modules: tuple, owner: str = "") -> _Run:
     events: list[dict] = []
     request = RunRequest(
         run_id=f"validate-{uuid.uuid4().hex[:12]}",
@@ -300,10 +301,13 @@ def _run(sandbox: SandboxBackend, exercise: ExerciseSpec, code: str, modules: tu
         check_code=exercise.check_code,
         limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
         modules=modules,
+        owner=owner,
     )
     result = sandbox.execute(request, events.append)
     checks = [event for event in events if event.get("type") == "check"]
-    return _Run(status=result.status, reason=result.reason, duration_ms=result.duration_ms, checks=checks)
+    return _Run(
+        status=result.status, reason=result.reason, duration_ms=result.duration_ms, checks=checks, events=events
+    )
 
 
 def key_lines(*, solution: str, starter: str) -> list[tuple[int, str]]:
@@ -341,16 +345,25 @@ def _check_exercises(
 
 
 def _check_exercise(
-    rel: str, exercise: ExerciseSpec, sandbox: SandboxBackend, modules: tuple, report: Validation, *, timings: bool
-) -> None:
+    rel: str,
+    exercise: ExerciseSpec,
+    sandbox: SandboxBackend,
+    modules: tuple,
+    report: Validation,
+    *,
+    timings: bool,
+    owner: str = "",
+) -> tuple[_Run, _Run | None]:
+    """Returns the starter's run and the solution's (None when there is none to run); `owner`
+    lets a warm sandbox serve repeated validations."""
     starter_file, check_file = f"{rel}/{exercise.slug}.py", f"{rel}/{exercise.slug}.check.py"
     solution_file = f"{rel}/{exercise.slug}.solution.py"
     report.exercises_run += 1
-    starter = _run(sandbox, exercise, exercise.starter_code, modules)
+    starter = _run(sandbox, exercise, exercise.starter_code, modules, owner)
     if starter.status in ("error", "timed_out"):
         report.add(starter_file, 1, f"the starter code did not run to its end: {starter.status} ({starter.reason})")
     if not exercise.check_code:
-        return
+        return starter, None
     check_line = _line_in(exercise.check_code, "def check(")
     if starter.passed:
         report.add(
@@ -358,8 +371,8 @@ def _check_exercise(
         )
     if not exercise.solution_code:
         report.add(check_file, check_line, f"no solution file {solution_file}: nothing shows the check can be passed")
-        return
-    solution = _run(sandbox, exercise, exercise.solution_code, modules)
+        return starter, None
+    solution = _run(sandbox, exercise, exercise.solution_code, modules, owner)
     keys = key_lines(solution=exercise.solution_code, starter=exercise.starter_code)
     if not solution.passed:
         said = "; ".join(solution.failure_messages()) or "no check result"
@@ -380,3 +393,4 @@ def _check_exercise(
             _run(sandbox, exercise, exercise.solution_code, modules).duration_ms for _ in range(TIMING_RUNS - 1)
         ]
         report.timings.append(Timing(exercise=f"{rel}/{exercise.slug}", runs_ms=runs))
+    return starter, solution

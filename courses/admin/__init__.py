@@ -7,12 +7,22 @@ authored here exports to a folder that imports again.
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
-from django.forms.models import BaseInlineFormSet
-from django.urls import NoReverseMatch, reverse
+from django.forms.models import BaseInlineFormSet, ModelForm
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
+from courses.admin.history import HistoryAdmin
+from courses.admin.panels import exercise_stats_panel, validation_panel
 from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
+from courses.services.authoring import (
+    chapter_publish_problems,
+    exercise_spec,
+    exercise_validate,
+    exercise_validation_current,
+    spec_problems,
+)
 from courses.services.chapters import (
     PARK,
     chapter_exercises_follow_body,
@@ -121,6 +131,33 @@ class ExerciseFormSet(BaseInlineFormSet):
         ]
         if problems:
             raise ValidationError(problems)
+        if self.instance.published:
+            live = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+            _refuse_publishing_failures(self.instance, [_form_spec(form) for form in live])
+
+
+def _form_spec(form):
+    """The exercise as the form would save it."""
+    exercise = form.instance
+    for name, value in form.cleaned_data.items():
+        if name in {f.name for f in Exercise._meta.fields} and name not in ("id", "chapter"):
+            setattr(exercise, name, value)
+    return exercise_spec(exercise=exercise)
+
+
+def _refuse_publishing_failures(chapter, specs) -> None:
+    """A published chapter takes no exercise that fails validation; a draft takes anything."""
+    problems = [
+        f"Exercise '{spec.slug}' fails validation: {'; '.join(found)}"
+        for spec in specs
+        for found in [spec_problems(spec=spec, chapter=chapter)]
+        if found
+    ]
+    if problems:
+        raise ValidationError(
+            [f"The chapter cannot be published: {problem}" for problem in problems]
+            + ["Untick Published to save it as a draft."]
+        )
 
 
 class ExerciseInline(admin.StackedInline):
@@ -135,9 +172,15 @@ class ExerciseInline(admin.StackedInline):
         "check_code",
         "solution_code",
         ("time_limit_s", "needs_gpu"),
+        "verdicts",
     )
-    readonly_fields = ("position",)
+    readonly_fields = ("position", "verdicts")
     ordering = ("position",)
+    show_change_link = True  # its own page: history and what learners do with it
+
+    @admin.display(description="Validation")
+    def verdicts(self, obj):
+        return validation_panel(obj)
 
 
 class QuestionInline(admin.TabularInline):
@@ -159,7 +202,7 @@ class QuestionInline(admin.TabularInline):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(admin.ModelAdmin):
+class ChapterAdmin(HistoryAdmin):
     list_display = ("title", "course", "number", "published", "reading_minutes", "preview_link")
     list_display_links = ("title",)
     list_filter = ("course", "published")
@@ -167,7 +210,7 @@ class ChapterAdmin(admin.ModelAdmin):
     search_fields = ("title", "slug", "summary", "body", "course__title")
     ordering = ("course__title", "number")
     prepopulated_fields = {"slug": ("title",)}
-    readonly_fields = ("reading_minutes", "preview_link", "add_question_link")
+    readonly_fields = ("reading_minutes", "preview_link", "add_question_link", "validate_button")
     fields = (
         "course",
         ("number", "slug"),
@@ -178,6 +221,7 @@ class ChapterAdmin(admin.ModelAdmin):
         "published",
         ("reading_minutes", "preview_link"),
         "add_question_link",
+        "validate_button",
     )
     inlines = (ExerciseInline, QuestionInline)
     actions = ("publish", "unpublish")
@@ -187,6 +231,36 @@ class ChapterAdmin(admin.ModelAdmin):
         if not obj or not obj.pk:
             return "Save the chapter to preview it."
         return format_html('<a href="{}" target="_blank" rel="noopener">Preview</a>', chapter_preview_url(obj.pk))
+
+    @admin.display(description="Exercises")
+    def validate_button(self, obj):
+        if not obj or not obj.pk:
+            return "Save the chapter to validate its exercises."
+        url = reverse("admin:courses_chapter_validate", args=[obj.pk])
+        return format_html(
+            '<button type="submit" class="button" formaction="{}" name="_validate">Validate</button> '
+            "runs each saved exercise's starter and solution with its check in the sandbox "
+            "(saving validates the exercises that changed).",
+            url,
+        )
+
+    def get_urls(self):
+        validate = path(
+            "<path:object_id>/validate/",
+            self.admin_site.admin_view(self.validate_view),
+            name="courses_chapter_validate",
+        )
+        return [validate, *super().get_urls()]
+
+    def validate_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        chapter = self.get_object(request, object_id)
+        if chapter is None or not self.has_change_permission(request, chapter):
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        for exercise in chapter.exercises.order_by("position"):
+            _report_validation(self, request, exercise_validate(exercise=exercise))
+        return HttpResponseRedirect(reverse("admin:courses_chapter_change", args=[chapter.pk]))
 
     @admin.display(description="Quiz")
     def add_question_link(self, obj):
@@ -206,16 +280,94 @@ class ChapterAdmin(admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         chapter_exercises_follow_body(chapter=form.instance)
         chapter_reading_time_refresh(chapter=form.instance)
+        # Validate on save: exercises whose code changed since their last validation run now, and
+        # the page the admin returns to shows each verdict.
+        for exercise in form.instance.exercises.order_by("position"):
+            current = exercise_validation_current(exercise=exercise)
+            _report_validation(self, request, current or exercise_validate(exercise=exercise), quiet_pass=bool(current))
 
     @admin.action(description="Publish selected chapters")
     def publish(self, request, queryset):
-        changed = chapter_set_published(chapters=queryset, published=True)
+        ready = []
+        for chapter in queryset:
+            problems = chapter_publish_problems(chapter=chapter)
+            if problems:
+                self.message_user(request, f"'{chapter}' was not published: {' '.join(problems)}", messages.ERROR)
+            else:
+                ready.append(chapter)
+        changed = chapter_set_published(chapters=ready, published=True)
         self.message_user(request, f"Published {changed} chapter(s).", messages.SUCCESS)
 
     @admin.action(description="Unpublish selected chapters")
     def unpublish(self, request, queryset):
         changed = chapter_set_published(chapters=queryset, published=False)
         self.message_user(request, f"Unpublished {changed} chapter(s).", messages.SUCCESS)
+
+
+def _report_validation(model_admin, request, validation, *, quiet_pass: bool = False) -> None:
+    name = validation.exercise.slug
+    if not validation.ok:
+        model_admin.message_user(
+            request, f"Exercise '{name}' fails validation: {'; '.join(validation.problems)}", messages.ERROR
+        )
+    elif not quiet_pass:
+        model_admin.message_user(request, f"Exercise '{name}' passes validation ({validation.took_ms} ms).")
+
+
+# --- Exercises on their own page: validation, history, what learners do with it ----------------
+
+
+class ExerciseForm(ModelForm):
+    class Meta:
+        model = Exercise
+        fields = ("title", "instructions", "starter_code", "check_code", "solution_code", "time_limit_s", "needs_gpu")
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.errors and self.instance.chapter.published:
+            _refuse_publishing_failures(self.instance.chapter, [_form_spec(self)])
+        return cleaned
+
+
+@admin.register(Exercise)
+class ExerciseAdmin(HistoryAdmin):
+    """Exercises are added on their chapter's page (the body places them); here one is edited
+    with its validation, its history and its learners' figures."""
+
+    form = ExerciseForm
+    list_display = ("title", "slug", "chapter", "position")
+    list_filter = ("chapter__course",)
+    list_select_related = ("chapter__course",)
+    search_fields = ("title", "slug", "chapter__title")
+    fields = (
+        "chapter",
+        ("slug", "title"),
+        "instructions",
+        "starter_code",
+        "check_code",
+        "solution_code",
+        ("time_limit_s", "needs_gpu"),
+        "verdicts",
+        "learners",
+    )
+    readonly_fields = ("chapter", "slug", "verdicts", "learners")
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.display(description="Validation")
+    def verdicts(self, obj):
+        return validation_panel(obj)
+
+    @admin.display(description="Learners")
+    def learners(self, obj):
+        return exercise_stats_panel(obj)
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        chapter_reading_time_refresh(chapter=obj.chapter)
+        current = exercise_validation_current(exercise=obj)
+        _report_validation(self, request, current or exercise_validate(exercise=obj), quiet_pass=bool(current))
 
 
 # --- Questions, with their choices inline --------------------------------------------------
@@ -255,7 +407,7 @@ class ChoiceInline(admin.TabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(HistoryAdmin):
     list_display = ("short_prompt", "chapter", "position")
     list_filter = ("chapter__course", "chapter")
     list_select_related = ("chapter__course",)
@@ -280,7 +432,7 @@ class QuestionAdmin(admin.ModelAdmin):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(admin.ModelAdmin):
+class GlossaryTermAdmin(HistoryAdmin):
     list_display = ("term", "course", "short_definition")
     list_filter = ("course",)
     search_fields = ("term", "definition")
