@@ -98,8 +98,10 @@ class HistoryAdmin(VersionAdmin):
         )
         return [revert, *super().get_urls()]
 
-    def changeform_view(self, request, object_id=None, form_url="", extra_context=None):
-        if request.method == "POST" and object_id:
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # Before VersionAdmin opens the revision of this save (a revision opened inside it would
+        # be merged into that one).
+        if request.method == "POST":
             obj = self.get_object(request, object_id)
             if obj is not None and not Version.objects.get_for_object(obj).exists():
                 # Rows imported from files have no history yet: keep what they were before this edit,
@@ -107,7 +109,7 @@ class HistoryAdmin(VersionAdmin):
                 with reversion.create_revision():
                     reversion.add_to_revision(obj)
                     reversion.set_comment(BASELINE_COMMENT)
-        return super().changeform_view(request, object_id, form_url, extra_context)
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def history_view(self, request, object_id, extra_context=None):
         obj = self.get_object(request, object_id)
