@@ -13,6 +13,7 @@ from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
+from courses.admin.course_zip import CourseZipAdminMixin
 from courses.admin.history import HistoryAdmin
 from courses.admin.panels import exercise_stats_panel, validation_panel
 from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
@@ -71,11 +72,12 @@ class CourseModuleInline(admin.StackedInline):
 
 
 @admin.register(Course)
-class CourseAdmin(admin.ModelAdmin):
+class CourseAdmin(CourseZipAdminMixin, admin.ModelAdmin):
     inlines = (CourseModuleInline,)
     list_display = ("title", "slug", "level", "published", "chapter_count", "updated_at")
     list_filter = ("published", "level", "instructors")
     search_fields = ("title", "slug", "summary")
+    readonly_fields = ("export_link",)
     prepopulated_fields = {"slug": ("title",)}
     filter_horizontal = ("instructors",)
     actions = ("publish", "unpublish")
