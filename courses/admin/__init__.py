@@ -16,6 +16,7 @@ from django.utils.http import urlencode
 from courses.admin.course_zip import CourseZipAdminMixin
 from courses.admin.history import HistoryAdmin
 from courses.admin.panels import exercise_stats_panel, validation_panel
+from courses.admin.preview import preview_view
 from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
 from courses.services.authoring import (
     chapter_publish_problems,
@@ -228,6 +229,11 @@ class ChapterAdmin(HistoryAdmin):
     inlines = (ExerciseInline, QuestionInline)
     actions = ("publish", "unpublish")
 
+    class Media:
+        # The learners' editor, bundled for the admin (frontend/src/admin.js), and its styles.
+        js = ("dist/admin.js",)
+        css = {"all": ("frontend/pygments.css", "courses/authoring.css")}
+
     @admin.display(description="Preview")
     def preview_link(self, obj):
         if not obj or not obj.pk:
@@ -252,7 +258,12 @@ class ChapterAdmin(HistoryAdmin):
             self.admin_site.admin_view(self.validate_view),
             name="courses_chapter_validate",
         )
-        return [validate, *super().get_urls()]
+        preview = path(
+            "preview-body/",
+            self.admin_site.admin_view(lambda request: preview_view(self, request)),
+            name="courses_chapter_preview_body",
+        )
+        return [validate, preview, *super().get_urls()]
 
     def validate_view(self, request, object_id):
         if request.method != "POST":
@@ -353,6 +364,11 @@ class ExerciseAdmin(HistoryAdmin):
         "learners",
     )
     readonly_fields = ("chapter", "slug", "verdicts", "learners")
+
+    class Media:
+        # The learners' editor, bundled for the admin (frontend/src/admin.js), and its styles.
+        js = ("dist/admin.js",)
+        css = {"all": ("frontend/pygments.css", "courses/authoring.css")}
 
     def has_add_permission(self, request):
         return False
