@@ -29,7 +29,9 @@ BASELINE_COMMENT = "As it was before its first edit in the admin."
 
 
 def _text(value) -> list[str]:
-    return ("" if value is None else str(value)).split("\n")
+    # Browsers post textareas with CRLF line ends and the admin's form fields strip the text: a
+    # save that only changed those is no change to show.
+    return ("" if value is None else str(value)).replace("\r\n", "\n").strip().split("\n")
 
 
 def version_diff(*, version: Version, previous: Version | None) -> list[dict]:
@@ -42,7 +44,7 @@ def version_diff(*, version: Version, previous: Version | None) -> list[dict]:
         return [{"field": "(all)", "diff": "This version no longer matches the model and cannot be compared."}]
     changes = []
     for name, value in now.items():
-        if name in ("id", "updated_at", "reading_minutes") or (previous and before.get(name) == value):
+        if name in ("id", "updated_at", "reading_minutes") or (previous and _text(before.get(name)) == _text(value)):
             continue
         lines = difflib.unified_diff(_text(before.get(name)), _text(value), "before", "after", lineterm="", n=2)
         changes.append({"field": name, "diff": "\n".join(list(lines)[2:])})
