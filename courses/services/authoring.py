@@ -2,17 +2,23 @@
 
 The rules are those of `manage.py validate_course` (courses/services/validation.py, its
 per-exercise run reused as it is): the solution must pass, the starter must not, the check must
-not raise. Runs go through the sandbox backend the workers use (RUNNER_BACKEND) under one fixed
-owner, so repeated validations fork from the same warm sandbox instead of starting Python and
-torch again. A chapter is published only while every exercise's latest validation of its current
-code passed.
+not raise. The runs happen where learners' runs happen: a Celery worker (the web app holds no
+sandbox; in production only workers reach the Docker engine), under one fixed owner, so repeated
+validations fork from the same warm sandbox in that worker instead of starting Python and torch
+again. The task carries the code itself and answers on a Redis list the admin's request waits on,
+so it needs neither the database nor the admin's transaction to have committed. Without Redis
+(`make run`'s embedded broker) the web process runs the sandbox itself.
+
+A chapter is published only while every exercise's latest validation of its current code passed.
 """
 
 import hashlib
 import json
 import time
-from dataclasses import dataclass
+import uuid
+from dataclasses import asdict, dataclass
 
+import redis
 from django.conf import settings
 
 from courses.models import Chapter, Exercise, ExerciseValidation
@@ -24,6 +30,9 @@ from runner.sandbox.harness import CHECK_BROKEN
 # Every validation shares the warm sandboxes of this one owner, never a learner's.
 VALIDATION_OWNER = "admin-validate"
 OUTPUT_SHOWN = 4000
+# Two runs at the cap, a cold start, and the queue: past this the admin is told no worker answered.
+WORKER_WAIT_S = 2 * 120 + 60
+REPLY_TTL_S = 600
 
 _backends: dict = {}
 
@@ -84,9 +93,12 @@ class _Result:
     problems: list[str]
     runs: list[dict]
     notes: list[str]
+    backend: str = ""
 
 
-def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, backend: str) -> _Result:
+def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, backend: str | None) -> _Result:
+    """Syntax and GPU here; the sandbox runs in a worker, or in this process when a backend is
+    named (scripts, benchmarks) or there is no Redis."""
     rel = f"chapters/{chapter.number:02d}-{chapter.slug}"
     report = Validation()
     # Syntax first, with the line: a broken file never reaches the sandbox.
@@ -103,8 +115,45 @@ def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, back
     if report.problems:
         return _Result(False, [p.text() for p in report.problems], [], [])
     if spec.needs_gpu:
-        note = "Not run here: the exercise needs a GPU, and validation runs on this machine's CPU."
+        note = "Not run here: the exercise needs a GPU, and validation runs on a CPU worker."
         return _Result(True, [], [], [note])
+    if backend is None and settings.REDIS_URL:
+        return _validate_in_worker(spec=spec, rel=rel, modules=modules)
+    return _run_in_sandbox(spec=spec, rel=rel, modules=modules, backend=backend or settings.RUNNER_BACKEND)
+
+
+def _validate_in_worker(*, spec: ExerciseSpec, rel: str, modules: tuple) -> _Result:
+    from courses.tasks import exercise_validate_in_sandbox_task
+
+    reply_key = f"authoring:validation:{uuid.uuid4().hex}"
+    payload = {"spec": asdict(spec), "rel": rel, "modules": [list(module) for module in modules]}
+    exercise_validate_in_sandbox_task.apply_async(args=[reply_key, payload], queue="cpu")
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5)
+    try:
+        reply = client.blpop([reply_key], timeout=WORKER_WAIT_S)
+    finally:
+        client.close()
+    if reply is None:
+        problem = f"No runner worker answered within {WORKER_WAIT_S} s: nothing was run. Is a worker running?"
+        return _Result(False, [problem], [], [])
+    return _Result(**json.loads(reply[1]))
+
+
+def validation_serve(*, reply_key: str, payload: dict) -> None:
+    """The worker's side: run the code in this worker's sandbox and answer on the reply list."""
+    spec = ExerciseSpec(**payload["spec"])
+    modules = tuple(tuple(module) for module in payload["modules"])
+    result = _run_in_sandbox(spec=spec, rel=payload["rel"], modules=modules, backend=settings.RUNNER_BACKEND)
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5)
+    try:
+        client.rpush(reply_key, json.dumps(asdict(result)))
+        client.expire(reply_key, REPLY_TTL_S)  # a reply no request waits for any more goes away
+    finally:
+        client.close()
+
+
+def _run_in_sandbox(*, spec: ExerciseSpec, rel: str, modules: tuple, backend: str) -> _Result:
+    report = Validation()
     starter, solution = _check_exercise(
         rel, spec, _sandbox(backend), modules, report, timings=False, owner=VALIDATION_OWNER
     )
@@ -117,7 +166,9 @@ def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, back
                 f"the check raised an exception on the {role} code instead of returning (passed, message)",
             )
     runs = [summary for summary in (_run_summary("starter", starter), _run_summary("solution", solution)) if summary]
-    return _Result(not report.problems, [p.text() for p in report.problems], runs, report.notes)
+    return _Result(
+        not report.problems, [p.text() for p in report.problems], runs, report.notes, backend=_sandbox(backend).name
+    )
 
 
 def exercise_spec(*, exercise: Exercise) -> ExerciseSpec:
@@ -135,8 +186,8 @@ def exercise_spec(*, exercise: Exercise) -> ExerciseSpec:
 
 
 def exercise_validate(*, exercise: Exercise, backend: str | None = None) -> ExerciseValidation:
-    """Run the exercise's starter and solution with its check now, and keep the verdict."""
-    backend = backend or settings.RUNNER_BACKEND
+    """Run the exercise's starter and solution with its check now, and keep the verdict. A named
+    `backend` runs the sandbox in this process instead of a worker."""
     modules = course_modules(chapter=exercise.chapter)
     started = time.monotonic()
     result = _validate_spec(
@@ -151,7 +202,7 @@ def exercise_validate(*, exercise: Exercise, backend: str | None = None) -> Exer
             "problems": result.problems,
             "runs": result.runs,
             "notes": result.notes,
-            "backend": _sandbox(backend).name,
+            "backend": result.backend,
             "took_ms": took_ms,
         },
     )
@@ -181,9 +232,7 @@ def spec_problems(*, spec: ExerciseSpec, chapter: Chapter, backend: str | None =
     ).first()
     if stored is not None:
         return list(stored.problems)
-    return _validate_spec(
-        spec=spec, chapter=chapter, modules=modules, backend=backend or settings.RUNNER_BACKEND
-    ).problems
+    return _validate_spec(spec=spec, chapter=chapter, modules=modules, backend=backend).problems
 
 
 def chapter_publish_problems(*, chapter: Chapter, backend: str | None = None) -> list[str]:

@@ -1,6 +1,7 @@
 """Validation on save: an exercise's starter and solution run with its check in the real local
-sandbox (bubblewrap) when the chapter is saved or Validate is pressed, the verdicts show on the
-page, and a chapter whose exercise fails cannot be published (a draft can be saved)."""
+sandbox (bubblewrap), in a real Celery worker where Redis is set (in this process where it is
+not), when the chapter is saved or Validate is pressed; the verdicts show on the page, and a
+chapter whose exercise fails cannot be published (a draft can be saved)."""
 
 import pytest
 from django.urls import reverse
@@ -24,9 +25,11 @@ RAISING_CHECK = "def check(ns):\n    return ns['missing'] > 0, 'never'\n"
 
 
 @pytest.fixture
-def local_backend(settings):
+def local_backend(settings, request):
     backend_or_skip("local")
     settings.RUNNER_BACKEND = "local"
+    if settings.REDIS_URL:
+        request.getfixturevalue("run_worker")  # the session's worker, on the local backend
 
 
 @pytest.fixture
@@ -64,6 +67,12 @@ def test_it_passes_a_solution_that_passes_and_a_starter_that_does_not(exercise):
     assert runs["starter"]["check"] == "t should hold three numbers."
     assert "tensor([1.])" in runs["starter"]["output"]
     assert validation.took_ms > 0 and validation.backend == "local"
+
+
+def test_a_named_backend_runs_the_sandbox_in_this_process(exercise):
+    validation = exercise_validate(exercise=exercise, backend="local")
+
+    assert validation.ok and validation.backend == "local"
 
 
 def test_it_shows_the_verdicts_on_the_chapter_page_after_a_save(client, admin_user, exercise):

@@ -1,7 +1,8 @@
 """An admin in a real browser (Chromium): breaks an exercise's check in the code editor, saves,
 sees the validation fail with the reason, cannot publish the chapter, reverts the change from the
 history, validates again and publishes; and the body's live preview shows a glossary popover and
-a formula while they type. Validation runs in the real local sandbox (bubblewrap)."""
+a formula while they type. Validation runs in a real Celery worker on the local sandbox
+(bubblewrap)."""
 
 from types import SimpleNamespace
 
@@ -18,11 +19,13 @@ PASSWORD = "pw-for-tests-1"
 
 
 @pytest.fixture
-def draft(transactional_db, course_dir, make_user, settings) -> SimpleNamespace:
+def draft(transactional_db, course_dir, make_user, settings, request) -> SimpleNamespace:
     """Plain values, read before the browser starts (Playwright's event loop and the ORM do not
     share this thread well)."""
     backend_or_skip("local")
     settings.RUNNER_BACKEND = "local"
+    if settings.REDIS_URL:
+        request.getfixturevalue("run_worker")  # validation runs in the real worker
     course = course_import(path=course_dir).course
     chapter = course.chapters.get(slug="first-steps")
     Chapter.objects.filter(pk=chapter.pk).update(published=False)
