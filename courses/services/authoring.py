@@ -128,7 +128,8 @@ def _validate_in_worker(*, spec: ExerciseSpec, rel: str, modules: tuple) -> _Res
     reply_key = f"authoring:validation:{uuid.uuid4().hex}"
     payload = {"spec": asdict(spec), "rel": rel, "modules": [list(module) for module in modules]}
     exercise_validate_in_sandbox_task.apply_async(args=[reply_key, payload], queue="cpu")
-    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5)
+    # redis-py stops reading after 5 s by default; a first validation (a cold start) takes longer.
+    client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5, socket_timeout=WORKER_WAIT_S + 10)
     try:
         reply = client.blpop([reply_key], timeout=WORKER_WAIT_S)
     finally:
