@@ -20,6 +20,8 @@ from courses.admin.preview import preview_view
 from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
 from courses.services.authoring import (
     chapter_publish_problems,
+    course_modules,
+    exercise_code_digest,
     exercise_spec,
     exercise_validate,
     exercise_validation_current,
@@ -136,7 +138,24 @@ class ExerciseFormSet(BaseInlineFormSet):
             raise ValidationError(problems)
         if self.instance.published:
             live = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
-            _refuse_publishing_failures(self.instance, [_form_spec(form) for form in live])
+            was_published = (
+                bool(self.instance.pk) and Chapter.objects.filter(pk=self.instance.pk, published=True).exists()
+            )
+            specs = [_form_spec(form) for form in live]
+            if was_published:
+                # Already public: only the exercises this save changes must pass (the others
+                # passed when it was published, or are validated after this save).
+                modules = course_modules(chapter=self.instance)
+                stored = {
+                    exercise.slug: exercise_code_digest(exercise=exercise, modules=modules)
+                    for exercise in Exercise.objects.filter(chapter=self.instance)
+                }
+                specs = [
+                    spec
+                    for spec in specs
+                    if stored.get(spec.slug) != exercise_code_digest(exercise=spec, modules=modules)
+                ]
+            _refuse_publishing_failures(self.instance, specs)
 
 
 def _form_spec(form):
@@ -338,7 +357,14 @@ class ExerciseForm(ModelForm):
     def clean(self):
         cleaned = super().clean()
         if not self.errors and self.instance.chapter.published:
-            _refuse_publishing_failures(self.instance.chapter, [_form_spec(self)])
+            chapter = self.instance.chapter
+            modules = course_modules(chapter=chapter)
+            saved = Exercise.objects.get(pk=self.instance.pk)
+            spec = _form_spec(self)
+            if exercise_code_digest(exercise=spec, modules=modules) != exercise_code_digest(
+                exercise=saved, modules=modules
+            ):
+                _refuse_publishing_failures(chapter, [spec])
         return cleaned
 
 

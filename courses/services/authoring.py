@@ -44,12 +44,15 @@ def _sandbox(name: str):
     return _backends[name]
 
 
+def _code(text: str) -> str:
+    return text.replace("\r\n", "\n").strip()
+
+
 def exercise_code_digest(*, exercise: Exercise | ExerciseSpec, modules: tuple) -> str:
     """What a validation judged: the code, the time limit and the course's modules."""
     made_of = [
-        exercise.starter_code,
-        exercise.check_code,
-        exercise.solution_code,
+        # As the sandbox gets it: a browser's CRLF line ends and the admin form's trimming change nothing.
+        *(_code(text) for text in (exercise.starter_code, exercise.check_code, exercise.solution_code)),
         int(exercise.time_limit_s),
         bool(exercise.needs_gpu),
         sorted(modules),
@@ -122,9 +125,34 @@ def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, back
     return _run_in_sandbox(spec=spec, rel=rel, modules=modules, backend=backend or settings.RUNNER_BACKEND)
 
 
+_worker_seen_at = 0.0
+WORKER_SEEN_S = 30.0
+
+
+def _worker_answers() -> bool:
+    """Whether a worker answers a ping (remembered a while): with none, an admin saving a chapter
+    hears so at once instead of waiting for the validation's whole time limit."""
+    global _worker_seen_at
+    if time.monotonic() - _worker_seen_at < WORKER_SEEN_S:
+        return True
+    from ecplatform.celery import app
+
+    try:
+        answered = bool(app.control.ping(timeout=1.0))
+    except Exception:  # the broker is down: no worker can be reached either
+        answered = False
+    if answered:
+        _worker_seen_at = time.monotonic()
+    return answered
+
+
 def _validate_in_worker(*, spec: ExerciseSpec, rel: str, modules: tuple) -> _Result:
     from courses.tasks import exercise_validate_in_sandbox_task
 
+    if not _worker_answers():
+        return _Result(
+            False, ["No runner worker is running, so nothing was run: start one and press Validate."], [], []
+        )
     reply_key = f"authoring:validation:{uuid.uuid4().hex}"
     payload = {"spec": asdict(spec), "rel": rel, "modules": [list(module) for module in modules]}
     exercise_validate_in_sandbox_task.apply_async(args=[reply_key, payload], queue="cpu")

@@ -10,7 +10,6 @@ from courses.models import Chapter, Exercise, ExerciseValidation
 from courses.services.authoring import chapter_publish_problems, exercise_validate
 from courses.services.content_io import course_import
 from tests.courses.test_admin import _form_data
-from tests.runner.conftest import backend_or_skip
 
 pytestmark = pytest.mark.django_db
 
@@ -22,14 +21,6 @@ BROKEN_CHECK = (
     "    return len(t) == 4, 't holds three numbers.' if len(t) == 4 else 't should hold four numbers.'\n"
 )
 RAISING_CHECK = "def check(ns):\n    return ns['missing'] > 0, 'never'\n"
-
-
-@pytest.fixture
-def local_backend(settings, request):
-    backend_or_skip("local")
-    settings.RUNNER_BACKEND = "local"
-    if settings.REDIS_URL:
-        request.getfixturevalue("run_worker")  # the session's worker, on the local backend
 
 
 @pytest.fixture

@@ -12,20 +12,15 @@ from courses.models import Chapter, Exercise
 from courses.services.content_io import course_import
 from tests.browser import chromium
 from tests.courses.test_authoring_validation import BROKEN_CHECK, SOLUTION, STARTER
-from tests.runner.conftest import backend_or_skip
 
 pytestmark = pytest.mark.browser
 PASSWORD = "pw-for-tests-1"
 
 
 @pytest.fixture
-def draft(transactional_db, course_dir, make_user, settings, request) -> SimpleNamespace:
+def draft(transactional_db, course_dir, make_user, local_backend) -> SimpleNamespace:
     """Plain values, read before the browser starts (Playwright's event loop and the ORM do not
     share this thread well)."""
-    backend_or_skip("local")
-    settings.RUNNER_BACKEND = "local"
-    if settings.REDIS_URL:
-        request.getfixturevalue("run_worker")  # validation runs in the real worker
     course = course_import(path=course_dir).course
     chapter = course.chapters.get(slug="first-steps")
     Chapter.objects.filter(pk=chapter.pk).update(published=False)
