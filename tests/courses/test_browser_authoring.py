@@ -4,9 +4,11 @@ history, validates again and publishes; and the body's live preview shows a glos
 a formula while they type. Validation runs in a real Celery worker on the local sandbox
 (bubblewrap)."""
 
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from django.conf import settings
 
 from courses.models import Chapter, Exercise
 from courses.services.content_io import course_import
@@ -14,6 +16,7 @@ from tests.browser import chromium
 from tests.courses.test_authoring_validation import BROKEN_CHECK, SOLUTION, STARTER
 
 pytestmark = pytest.mark.browser
+ARTIFACTS = Path(settings.BASE_DIR) / "test-artifacts"  # screenshots for a person to look at
 PASSWORD = "pw-for-tests-1"
 
 
@@ -69,6 +72,9 @@ def test_an_admin_breaks_a_check_cannot_publish_reverts_and_publishes(draft, bro
     expect(verdict).to_contain_text("Validation failed")
     expect(verdict).to_contain_text("the solution does not pass its check (succeeded: t should hold four numbers.)")
     expect(verdict.locator("[data-role=solution] summary")).to_contain_text("check failed")
+    ARTIFACTS.mkdir(exist_ok=True)
+    verdict.scroll_into_view_if_needed()  # CodeMirror lays out the lines of an editor once it is in view
+    page.screenshot(path=ARTIFACTS / "admin-validation-failed.png")
 
     page.check("#id_published")
     _save_and_continue(page)
@@ -119,3 +125,5 @@ def test_the_live_preview_shows_a_popover_and_a_formula_while_typing(draft, brow
     expect(preview.locator("math").last).to_be_visible()
     expect(page.locator(".preview-problems")).to_contain_text("[[nonsense]] names no glossary term")
     expect(page.locator(".body-editor .cm-problem-line")).to_have_count(1)
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=ARTIFACTS / "admin-body-preview.png", full_page=False)
