@@ -7,25 +7,24 @@ authored here exports to a folder that imports again.
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
-from django.forms.models import BaseInlineFormSet, ModelForm
+from django.forms.models import BaseInlineFormSet
 from django.http import HttpResponseNotAllowed, HttpResponseRedirect
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
 from courses.admin.course_zip import CourseZipAdminMixin
+from courses.admin.exercises import form_spec, refuse_publishing_failures, report_validation
 from courses.admin.history import HistoryAdmin
-from courses.admin.panels import exercise_stats_panel, validation_panel
+from courses.admin.panels import validation_panel
 from courses.admin.preview import preview_view
 from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
 from courses.services.authoring import (
     chapter_publish_problems,
     course_modules,
     exercise_code_digest,
-    exercise_spec,
     exercise_validate,
     exercise_validation_current,
-    spec_problems,
 )
 from courses.services.chapters import (
     PARK,
@@ -141,7 +140,7 @@ class ExerciseFormSet(BaseInlineFormSet):
             was_published = (
                 bool(self.instance.pk) and Chapter.objects.filter(pk=self.instance.pk, published=True).exists()
             )
-            specs = [_form_spec(form) for form in live]
+            specs = [form_spec(form) for form in live]
             if was_published:
                 # Already public: only the exercises this save changes must pass (the others
                 # passed when it was published, or are validated after this save).
@@ -155,31 +154,7 @@ class ExerciseFormSet(BaseInlineFormSet):
                     for spec in specs
                     if stored.get(spec.slug) != exercise_code_digest(exercise=spec, modules=modules)
                 ]
-            _refuse_publishing_failures(self.instance, specs)
-
-
-def _form_spec(form):
-    """The exercise as the form would save it."""
-    exercise = form.instance
-    for name, value in form.cleaned_data.items():
-        if name in {f.name for f in Exercise._meta.fields} and name not in ("id", "chapter"):
-            setattr(exercise, name, value)
-    return exercise_spec(exercise=exercise)
-
-
-def _refuse_publishing_failures(chapter, specs) -> None:
-    """A published chapter takes no exercise that fails validation; a draft takes anything."""
-    problems = [
-        f"Exercise '{spec.slug}' fails validation: {'; '.join(found)}"
-        for spec in specs
-        for found in [spec_problems(spec=spec, chapter=chapter)]
-        if found
-    ]
-    if problems:
-        raise ValidationError(
-            [f"The chapter cannot be published: {problem}" for problem in problems]
-            + ["Untick Published to save it as a draft."]
-        )
+            refuse_publishing_failures(self.instance, specs)
 
 
 class ExerciseInline(admin.StackedInline):
@@ -291,7 +266,7 @@ class ChapterAdmin(HistoryAdmin):
         if chapter is None or not self.has_change_permission(request, chapter):
             return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
         for exercise in chapter.exercises.order_by("position"):
-            _report_validation(self, request, exercise_validate(exercise=exercise))
+            report_validation(self, request, exercise_validate(exercise=exercise))
         return HttpResponseRedirect(reverse("admin:courses_chapter_change", args=[chapter.pk]))
 
     @admin.display(description="Quiz")
@@ -316,7 +291,7 @@ class ChapterAdmin(HistoryAdmin):
         # the page the admin returns to shows each verdict.
         for exercise in form.instance.exercises.order_by("position"):
             current = exercise_validation_current(exercise=exercise)
-            _report_validation(self, request, current or exercise_validate(exercise=exercise), quiet_pass=bool(current))
+            report_validation(self, request, current or exercise_validate(exercise=exercise), quiet_pass=bool(current))
 
     @admin.action(description="Publish selected chapters")
     def publish(self, request, queryset):
@@ -334,84 +309,6 @@ class ChapterAdmin(HistoryAdmin):
     def unpublish(self, request, queryset):
         changed = chapter_set_published(chapters=queryset, published=False)
         self.message_user(request, f"Unpublished {changed} chapter(s).", messages.SUCCESS)
-
-
-def _report_validation(model_admin, request, validation, *, quiet_pass: bool = False) -> None:
-    name = validation.exercise.slug
-    if not validation.ok:
-        model_admin.message_user(
-            request, f"Exercise '{name}' fails validation: {'; '.join(validation.problems)}", messages.ERROR
-        )
-    elif not quiet_pass:
-        model_admin.message_user(request, f"Exercise '{name}' passes validation ({validation.took_ms} ms).")
-
-
-# --- Exercises on their own page: validation, history, what learners do with it ----------------
-
-
-class ExerciseForm(ModelForm):
-    class Meta:
-        model = Exercise
-        fields = ("title", "instructions", "starter_code", "check_code", "solution_code", "time_limit_s", "needs_gpu")
-
-    def clean(self):
-        cleaned = super().clean()
-        if not self.errors and self.instance.chapter.published:
-            chapter = self.instance.chapter
-            modules = course_modules(chapter=chapter)
-            saved = Exercise.objects.get(pk=self.instance.pk)
-            spec = _form_spec(self)
-            if exercise_code_digest(exercise=spec, modules=modules) != exercise_code_digest(
-                exercise=saved, modules=modules
-            ):
-                _refuse_publishing_failures(chapter, [spec])
-        return cleaned
-
-
-@admin.register(Exercise)
-class ExerciseAdmin(HistoryAdmin):
-    """Exercises are added on their chapter's page (the body places them); here one is edited
-    with its validation, its history and its learners' figures."""
-
-    form = ExerciseForm
-    list_display = ("title", "slug", "chapter", "position")
-    list_filter = ("chapter__course",)
-    list_select_related = ("chapter__course",)
-    search_fields = ("title", "slug", "chapter__title")
-    fields = (
-        "chapter",
-        ("slug", "title"),
-        "instructions",
-        "starter_code",
-        "check_code",
-        "solution_code",
-        ("time_limit_s", "needs_gpu"),
-        "verdicts",
-        "learners",
-    )
-    readonly_fields = ("chapter", "slug", "verdicts", "learners")
-
-    class Media:
-        # The learners' editor, bundled for the admin (frontend/src/admin.js), and its styles.
-        js = ("dist/admin.js",)
-        css = {"all": ("frontend/pygments.css", "courses/authoring.css")}
-
-    def has_add_permission(self, request):
-        return False
-
-    @admin.display(description="Validation")
-    def verdicts(self, obj):
-        return validation_panel(obj)
-
-    @admin.display(description="Learners")
-    def learners(self, obj):
-        return exercise_stats_panel(obj)
-
-    def save_model(self, request, obj, form, change):
-        super().save_model(request, obj, form, change)
-        chapter_reading_time_refresh(chapter=obj.chapter)
-        current = exercise_validation_current(exercise=obj)
-        _report_validation(self, request, current or exercise_validate(exercise=obj), quiet_pass=bool(current))
 
 
 # --- Questions, with their choices inline --------------------------------------------------
