@@ -394,3 +394,26 @@ class CohortMembership(models.Model):
 
     def __str__(self):
         return f"{self.user} in {self.cohort}"
+
+
+# --- Authoring ---------------------------------------------------------------------------------
+
+
+class ExerciseValidation(models.Model):
+    """The last validation of an exercise in the sandbox: its starter and solution run with its
+    check. `digest` names the code it judged, so an edit makes it stale and publishing asks again."""
+
+    exercise = models.OneToOneField(Exercise, on_delete=models.CASCADE, related_name="validation")
+    digest = models.CharField(max_length=64)
+    ok = models.BooleanField()
+    # Plain sentences, each naming the file of the course folder and what is wrong.
+    problems = models.JSONField(default=list)
+    # One entry per run: role (starter|solution), status, reason, duration_ms, check, output.
+    runs = models.JSONField(default=list)
+    notes = models.JSONField(default=list)
+    backend = models.CharField(max_length=16, blank=True)
+    took_ms = models.PositiveIntegerField(default=0)
+    validated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"validation of {self.exercise}"

@@ -13,4 +13,15 @@ await build({
   target: ["es2020"],
   outfile: "static/dist/learn.js",
 });
+// The admin's authoring pages: the learners' editor module, bundled for the admin (a classic
+// script, as the admin's own scripts are).
+await build({
+  entryPoints: ["src/admin.js"],
+  bundle: true,
+  format: "iife",
+  minify: true,
+  sourcemap: true,
+  target: ["es2020"],
+  outfile: "static/dist/admin.js",
+});
 copyFileSync("node_modules/axe-core/axe.min.js", "static/dist/axe.min.js");

@@ -296,6 +296,7 @@ class _Run:
     duration_ms: int
     checks: list[dict]
     warm: bool = False
+    events: list[dict] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
@@ -323,6 +324,7 @@ def _run(sandbox: SandboxBackend, exercise: ExerciseSpec, code: str, modules: tu
         duration_ms=result.duration_ms,
         checks=checks,
         warm=bool(result.details.get("warm")),
+        events=events,
     )
 
 
@@ -369,8 +371,10 @@ def _check_exercise(
     report: Validation,
     *,
     timings: bool,
-    owner: str,
-) -> None:
+    owner: str = "",
+) -> tuple[_Run, _Run | None]:
+    """Returns the starter's run and the solution's (None when there is none to run); `owner`
+    lets a warm sandbox serve repeated validations."""
     starter_file, check_file = f"{rel}/{exercise.slug}.py", f"{rel}/{exercise.slug}.check.py"
     solution_file = f"{rel}/{exercise.slug}.solution.py"
     report.exercises_run += 1
@@ -378,7 +382,7 @@ def _check_exercise(
     if starter.status in ("error", "timed_out"):
         report.add(starter_file, 1, f"the starter code did not run to its end: {starter.status} ({starter.reason})")
     if not exercise.check_code:
-        return
+        return starter, None
     check_line = _line_in(exercise.check_code, "def check(")
     if starter.passed:
         report.add(
@@ -386,7 +390,7 @@ def _check_exercise(
         )
     if not exercise.solution_code:
         report.add(check_file, check_line, f"no solution file {solution_file}: nothing shows the check can be passed")
-        return
+        return starter, None
     solution = _run(sandbox, exercise, exercise.solution_code, modules, owner)
     keys = key_lines(solution=exercise.solution_code, starter=exercise.starter_code)
     if not solution.passed:
@@ -417,3 +421,4 @@ def _check_exercise(
                 warm=[run.warm for run in runs],
             )
         )
+    return starter, solution

@@ -4,6 +4,7 @@ from pathlib import Path
 import pytest
 
 from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Question
+from tests.courses.authoring_sandbox import local_backend  # noqa: F401 - the sandbox that validates on save
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -139,7 +139,8 @@ def test_it_moves_the_correct_choice_and_reorders_choices(client, course, admin_
     assert list(question.choices.values_list("pk", "is_correct")) == [(second.pk, True), (first.pk, False)]
 
 
-def test_it_refreshes_reading_time_after_saving_a_chapter(client, course, admin_user):
+def test_it_refreshes_reading_time_after_saving_a_chapter(client, course, admin_user, local_backend):
+    # An exercise changed in a published chapter is validated in the sandbox before it is saved.
     client.force_login(admin_user)
     chapter = course.chapters.get(slug="attention")
     assert chapter.reading_minutes == 1
@@ -155,7 +156,8 @@ def test_it_refreshes_reading_time_after_saving_a_chapter(client, course, admin_
     assert Exercise.objects.get(slug="score-keys").starter_code.startswith("# a long comment")
 
 
-def test_it_adds_an_exercise_in_the_order_the_body_places_it(client, course, admin_user):
+def test_it_adds_an_exercise_in_the_order_the_body_places_it(client, course, admin_user, local_backend):
+    # A new exercise in a published chapter is validated in the sandbox before it is saved.
     client.force_login(admin_user)
     chapter = course.chapters.get(slug="attention")
     url = reverse("admin:courses_chapter_change", args=[chapter.pk])

@@ -29,6 +29,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "axes",
+    # Authoring history and revert (courses/admin/history.py says why this package).
+    "reversion",
     "accounts",
     "courses",
     "runner",

@@ -8,11 +8,24 @@ from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
 from django.forms.models import BaseInlineFormSet
-from django.urls import NoReverseMatch, reverse
+from django.http import HttpResponseNotAllowed, HttpResponseRedirect
+from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 
+from courses.admin.course_zip import CourseZipAdminMixin
+from courses.admin.exercises import form_spec, refuse_publishing_failures, report_validation
+from courses.admin.history import HistoryAdmin
+from courses.admin.panels import validation_panel
+from courses.admin.preview import preview_view
 from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
+from courses.services.authoring import (
+    chapter_publish_problems,
+    course_modules,
+    exercise_code_digest,
+    exercise_validate,
+    exercise_validation_current,
+)
 from courses.services.chapters import (
     PARK,
     chapter_exercises_follow_body,
@@ -61,11 +74,12 @@ class CourseModuleInline(admin.StackedInline):
 
 
 @admin.register(Course)
-class CourseAdmin(admin.ModelAdmin):
+class CourseAdmin(CourseZipAdminMixin, admin.ModelAdmin):
     inlines = (CourseModuleInline,)
     list_display = ("title", "slug", "level", "published", "chapter_count", "updated_at")
     list_filter = ("published", "level", "instructors")
     search_fields = ("title", "slug", "summary")
+    readonly_fields = ("export_link",)
     prepopulated_fields = {"slug": ("title",)}
     filter_horizontal = ("instructors",)
     actions = ("publish", "unpublish")
@@ -121,6 +135,26 @@ class ExerciseFormSet(BaseInlineFormSet):
         ]
         if problems:
             raise ValidationError(problems)
+        if self.instance.published:
+            live = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+            was_published = (
+                bool(self.instance.pk) and Chapter.objects.filter(pk=self.instance.pk, published=True).exists()
+            )
+            specs = [form_spec(form) for form in live]
+            if was_published:
+                # Already public: only the exercises this save changes must pass (the others
+                # passed when it was published, or are validated after this save).
+                modules = course_modules(chapter=self.instance)
+                stored = {
+                    exercise.slug: exercise_code_digest(exercise=exercise, modules=modules)
+                    for exercise in Exercise.objects.filter(chapter=self.instance)
+                }
+                specs = [
+                    spec
+                    for spec in specs
+                    if stored.get(spec.slug) != exercise_code_digest(exercise=spec, modules=modules)
+                ]
+            refuse_publishing_failures(self.instance, specs)
 
 
 class ExerciseInline(admin.StackedInline):
@@ -135,9 +169,15 @@ class ExerciseInline(admin.StackedInline):
         "check_code",
         "solution_code",
         ("time_limit_s", "needs_gpu"),
+        "verdicts",
     )
-    readonly_fields = ("position",)
+    readonly_fields = ("position", "verdicts")
     ordering = ("position",)
+    show_change_link = True  # its own page: history and what learners do with it
+
+    @admin.display(description="Validation")
+    def verdicts(self, obj):
+        return validation_panel(obj)
 
 
 class QuestionInline(admin.TabularInline):
@@ -159,7 +199,7 @@ class QuestionInline(admin.TabularInline):
 
 
 @admin.register(Chapter)
-class ChapterAdmin(admin.ModelAdmin):
+class ChapterAdmin(HistoryAdmin):
     list_display = ("title", "course", "number", "published", "reading_minutes", "preview_link")
     list_display_links = ("title",)
     list_filter = ("course", "published")
@@ -167,7 +207,7 @@ class ChapterAdmin(admin.ModelAdmin):
     search_fields = ("title", "slug", "summary", "body", "course__title")
     ordering = ("course__title", "number")
     prepopulated_fields = {"slug": ("title",)}
-    readonly_fields = ("reading_minutes", "preview_link", "add_question_link")
+    readonly_fields = ("reading_minutes", "preview_link", "add_question_link", "validate_button")
     fields = (
         "course",
         ("number", "slug"),
@@ -178,15 +218,56 @@ class ChapterAdmin(admin.ModelAdmin):
         "published",
         ("reading_minutes", "preview_link"),
         "add_question_link",
+        "validate_button",
     )
     inlines = (ExerciseInline, QuestionInline)
     actions = ("publish", "unpublish")
+
+    class Media:
+        # The learners' editor, bundled for the admin (frontend/src/admin.js), and its styles.
+        js = ("dist/admin.js",)
+        css = {"all": ("frontend/pygments.css", "courses/authoring.css")}
 
     @admin.display(description="Preview")
     def preview_link(self, obj):
         if not obj or not obj.pk:
             return "Save the chapter to preview it."
         return format_html('<a href="{}" target="_blank" rel="noopener">Preview</a>', chapter_preview_url(obj.pk))
+
+    @admin.display(description="Exercises")
+    def validate_button(self, obj):
+        if not obj or not obj.pk:
+            return "Save the chapter to validate its exercises."
+        url = reverse("admin:courses_chapter_validate", args=[obj.pk])
+        return format_html(
+            '<button type="submit" class="button" formaction="{}" name="_validate">Validate</button> '
+            "runs each saved exercise's starter and solution with its check in the sandbox "
+            "(saving validates the exercises that changed).",
+            url,
+        )
+
+    def get_urls(self):
+        validate = path(
+            "<path:object_id>/validate/",
+            self.admin_site.admin_view(self.validate_view),
+            name="courses_chapter_validate",
+        )
+        preview = path(
+            "preview-body/",
+            self.admin_site.admin_view(lambda request: preview_view(self, request)),
+            name="courses_chapter_preview_body",
+        )
+        return [validate, preview, *super().get_urls()]
+
+    def validate_view(self, request, object_id):
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        chapter = self.get_object(request, object_id)
+        if chapter is None or not self.has_change_permission(request, chapter):
+            return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        for exercise in chapter.exercises.order_by("position"):
+            report_validation(self, request, exercise_validate(exercise=exercise))
+        return HttpResponseRedirect(reverse("admin:courses_chapter_change", args=[chapter.pk]))
 
     @admin.display(description="Quiz")
     def add_question_link(self, obj):
@@ -206,10 +287,22 @@ class ChapterAdmin(admin.ModelAdmin):
         super().save_related(request, form, formsets, change)
         chapter_exercises_follow_body(chapter=form.instance)
         chapter_reading_time_refresh(chapter=form.instance)
+        # Validate on save: exercises whose code changed since their last validation run now, and
+        # the page the admin returns to shows each verdict.
+        for exercise in form.instance.exercises.order_by("position"):
+            current = exercise_validation_current(exercise=exercise)
+            report_validation(self, request, current or exercise_validate(exercise=exercise), quiet_pass=bool(current))
 
     @admin.action(description="Publish selected chapters")
     def publish(self, request, queryset):
-        changed = chapter_set_published(chapters=queryset, published=True)
+        ready = []
+        for chapter in queryset:
+            problems = chapter_publish_problems(chapter=chapter)
+            if problems:
+                self.message_user(request, f"'{chapter}' was not published: {' '.join(problems)}", messages.ERROR)
+            else:
+                ready.append(chapter)
+        changed = chapter_set_published(chapters=ready, published=True)
         self.message_user(request, f"Published {changed} chapter(s).", messages.SUCCESS)
 
     @admin.action(description="Unpublish selected chapters")
@@ -255,7 +348,7 @@ class ChoiceInline(admin.TabularInline):
 
 
 @admin.register(Question)
-class QuestionAdmin(admin.ModelAdmin):
+class QuestionAdmin(HistoryAdmin):
     list_display = ("short_prompt", "chapter", "position")
     list_filter = ("chapter__course", "chapter")
     list_select_related = ("chapter__course",)
@@ -280,7 +373,7 @@ class QuestionAdmin(admin.ModelAdmin):
 
 
 @admin.register(GlossaryTerm)
-class GlossaryTermAdmin(admin.ModelAdmin):
+class GlossaryTermAdmin(HistoryAdmin):
     list_display = ("term", "course", "short_definition")
     list_filter = ("course",)
     search_fields = ("term", "definition")
