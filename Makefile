@@ -4,9 +4,10 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
+SEED_OVERLAP ?= ../shared/tools/seed_overlap.py
 export DJANGO_SETTINGS_MODULE ?= ecplatform.settings.dev
 
-.PHONY: run test setup prereqs lint fmt migrate demo image clean
+.PHONY: run test setup prereqs lint content fmt migrate demo image clean
 
 # The system packages come first (scripts/prereqs.sh installs what is missing, or says how, and
 # stops): every other target depends on them. `make test` also wants what the tests use; a
@@ -59,6 +60,14 @@ lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) manage.py makemigrations --check --dry-run
+
+# The demo course: every exercise run in the sandbox (starter fails, solution passes, no hint gives
+# the solution away), maths, glossary links; and its text in our own words beside the reference
+# pages (../shared/tools/seed_overlap.py, where that folder is beside the checkout).
+content: setup
+	$(PY) manage.py validate_course courses/content/transformers --warm
+	@if [ -f $(SEED_OVERLAP) ]; then $(PY) $(SEED_OVERLAP) courses/content/transformers; \
+	else echo "$(SEED_OVERLAP) not found: text overlap not measured"; fi
 
 fmt: setup
 	$(VENV)/bin/ruff check --fix .
