@@ -33,6 +33,7 @@ from courses.models import (
     Question,
     QuizAnswer,
 )
+from courses.services.content_io import CourseSpec
 from runner.models import Run
 
 BATCH = 5000
@@ -110,8 +111,18 @@ def _copy(*, model, rows: list) -> None:
 
 
 def course_data_generate(
-    *, slug: str, learners: int = 10_000, chapters: int = 10, runs: int = 200_000, seed: int = 1, log=None
+    *,
+    slug: str,
+    learners: int = 10_000,
+    chapters: int = 10,
+    runs: int = 200_000,
+    seed: int = 1,
+    like: CourseSpec | None = None,
+    log=None,
 ) -> GeneratedCourse:
+    """`like`: a course read from its folder (content_io.course_read) whose shape the generated
+    course takes: its published parts, their titles, exercises and questions, so the dashboards
+    show what the real course holds; else `chapters` made-up parts."""
     rng = random.Random(seed)  # noqa: S311 - made-up data, repeatable by seed
     now = timezone.now()
     say = log or (lambda message: None)
@@ -121,7 +132,9 @@ def course_data_generate(
             username=f"{slug}-instructor", role=User.Role.INSTRUCTOR, password=make_password(INSTRUCTOR_PASSWORD)
         )
         course.instructors.add(instructor)
-        parts, questions, exercises = _content(course=course, chapters=chapters)
+        parts, questions, exercises = (
+            _content_like(course=course, spec=like) if like else _content(course=course, chapters=chapters)
+        )
         cohorts = [
             Cohort.objects.create(course=course, name=name, invite_code=f"{slug}-{i}", created_by=instructor)
             for i, name in enumerate(COHORTS)
@@ -207,6 +220,53 @@ def _content(*, course: Course, chapters: int):
             Exercise(chapter=part, slug=f"exercise-{part.number}-{e}", position=e, title=f"Exercise {part.number}.{e}")
             for part in parts
             for e in range(1, EXERCISES_PER_CHAPTER + 1)
+        ]
+    )
+    return parts, [(q, by_question[q.pk]) for q in questions], exercises
+
+
+def _content_like(*, course: Course, spec: CourseSpec):
+    """The parts, questions (with their choices) and exercises of `spec`'s published chapters."""
+    published = [chapter for chapter in spec.chapters if chapter.published]
+    parts = Chapter.objects.bulk_create(
+        [
+            Chapter(
+                course=course,
+                number=c.number,
+                slug=c.slug,
+                title=c.title,
+                summary=c.summary,
+                published=True,
+                reading_minutes=5,
+            )
+            for c in published
+        ]
+    )
+    by_slug = {part.slug: part for part in parts}
+    questions, choices = [], []
+    for c in published:
+        for position, q in enumerate(c.questions, start=1):
+            question = Question(chapter=by_slug[c.slug], position=position, prompt=q.prompt)
+            questions.append(question)
+            choices.append(q.choices)
+    questions = Question.objects.bulk_create(questions)
+    made = Choice.objects.bulk_create(
+        [
+            Choice(
+                question=q, position=n, text=choice.text, is_correct=choice.is_correct, explanation=choice.explanation
+            )
+            for q, specs in zip(questions, choices, strict=True)
+            for n, choice in enumerate(specs, start=1)
+        ]
+    )
+    by_question: dict[int, list[Choice]] = {}
+    for choice in made:
+        by_question.setdefault(choice.question_id, []).append(choice)
+    exercises = Exercise.objects.bulk_create(
+        [
+            Exercise(chapter=by_slug[c.slug], slug=e.slug, position=n, title=e.title)
+            for c in published
+            for n, e in enumerate(c.exercises, start=1)
         ]
     )
     return parts, [(q, by_question[q.pk]) for q in questions], exercises
