@@ -226,6 +226,12 @@ RUNNER_WARM_SPARES = env_int("RUNNER_WARM_SPARES", 2)
 RUNNER_WARM_MAX = env_int("RUNNER_WARM_MAX", 6)
 RUNNER_WARM_IDLE_S = env_int("RUNNER_WARM_IDLE_S", 300)
 RUNNER_WARM_MAX_AGE_S = env_int("RUNNER_WARM_MAX_AGE_S", 3600)
+# Several worker hosts (runner/routing.py): each consumes the shared queue and `<queue>@RUNNER_HOST`
+# (empty: the machine's name, a container's id under Compose; unique per host). A learner's run goes
+# to the host holding their warm sandbox, and to the shared queue if that host has not taken it
+# within RUNNER_AFFINITY_WAIT_S seconds (dead or busy).
+RUNNER_HOST = env_str("RUNNER_HOST", "")
+RUNNER_AFFINITY_WAIT_S = env_int("RUNNER_AFFINITY_WAIT_S", 5)
 
 # Cold sandboxes starting at once in one worker process (each pays a Python start and a torch import,
 # about a CPU-second): more than the machine's cores only makes each slower. Warm runs do not count.
