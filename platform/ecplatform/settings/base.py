@@ -36,6 +36,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz (ecplatform/health.py), before host checks and the HTTPS redirect: the
+    # container's own healthcheck asks over plain HTTP on 127.0.0.1.
+    "ecplatform.health.HealthMiddleware",
     # First: everything after it must see the client's address and scheme only as trusted proxies
     # report them (TRUSTED_PROXIES).
     "ecplatform.proxies.TrustedProxyMiddleware",
