@@ -2,6 +2,7 @@
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -29,15 +30,19 @@ def compose_cli() -> list[str] | None:
     return None
 
 
-def compose_config(tmp_path, env: dict[str, str], *files: Path) -> subprocess.CompletedProcess:
+def compose_config(tmp_path, env: dict[str, str], *files: Path, first: bool = True) -> subprocess.CompletedProcess:
     cli = compose_cli()
     if cli is None:
         service_missing("neither `docker compose` nor `docker-compose` is installed")
     # A project folder of its own: Compose reads .env (env_file and ${...}) beside the first file.
-    for path in (COMPOSE, *files):
-        shutil.copy(path, tmp_path / path.name)
+    files = (COMPOSE, *files) if first else files
+    for path in files:
+        if path.parent != tmp_path:
+            shutil.copy(path, tmp_path / path.name)
     (tmp_path / ".env").write_text("".join(f"{key}={value}\n" for key, value in env.items()))
-    args = [arg for path in (COMPOSE, *files) for arg in ("-f", str(tmp_path / path.name))]
+    (tmp_path / "var" / "ci-stack").mkdir(parents=True, exist_ok=True)
+    (tmp_path / "var" / "ci-stack" / "ci.env").write_text("")
+    args = [arg for path in files for arg in ("-f", str(tmp_path / path.name))]
     return subprocess.run(
         [*cli, "--project-directory", str(tmp_path), *args, "config"],
         capture_output=True,
@@ -52,7 +57,22 @@ def test_the_stack_and_its_ci_override_pass_compose_config(tmp_path):
     assert out.returncode == 0, out.stderr
     ci_env = {**REQUIRED, "CI_WEB_PORT": "18000", "CI_HTTPS_PORT": "18443", "CI_HTTP_PORT": "18080"}
     ci_env.update(CI_DATABASE_URL="postgres://postgres@127.0.0.1:5432/ec", CI_REDIS_URL="redis://127.0.0.1:6379/1")
-    out = compose_config(tmp_path, ci_env, CI_OVERRIDE)
+    # Merged as scripts/ci-stack.sh merges it (null removes a key), then checked by Compose.
+    merged = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "compose_merge.py"), str(COMPOSE), str(CI_OVERRIDE)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    services = yaml.safe_load(merged)["services"]
+    assert "postgres" not in services and "redis" not in services
+    assert {services[name]["network_mode"] for name in ("proxy", "web", "worker-cpu", "beat", "migrate")} == {"host"}
+    assert "ports" not in services["proxy"]
+    ci_compose = tmp_path / "ci"
+    ci_compose.mkdir()
+    (ci_compose / "docker-compose.yml").write_text(merged)
+    (ci_compose / "deploy").mkdir()
+    out = compose_config(ci_compose, ci_env, ci_compose / "docker-compose.yml", first=False)
     assert out.returncode == 0, out.stderr
 
 
