@@ -4,6 +4,9 @@
 # networking, this machine's PostgreSQL and Redis, loopback only), logs in over HTTPS through the
 # TLS proxy on 127.0.0.1, submits a run and checks its output. Stops the stack at the end.
 #
+# The database (CI_DATABASE_URL) and Redis DB (CI_REDIS_URL) must be the stack's own: both are
+# emptied at the start.
+#
 #   bash scripts/ci-stack.sh
 #   CI_DATABASE_URL=postgres://postgres@127.0.0.1:5432/ec_ci CI_REDIS_URL=redis://127.0.0.1:6379/15 bash scripts/ci-stack.sh
 set -euo pipefail
@@ -27,14 +30,15 @@ mkdir -p "$work"
 
 say "PostgreSQL and Redis of this machine"
 psql "$admin_url" -qtAc "SELECT 1" >/dev/null
-psql "$admin_url" -qtAc "SELECT 1 FROM pg_database WHERE datname = '${CI_DATABASE_URL##*/}'" | grep -q 1 \
-    || psql "$admin_url" -qc "CREATE DATABASE \"${CI_DATABASE_URL##*/}\""
-"$py" -c "import redis, sys; redis.Redis.from_url(sys.argv[1], socket_connect_timeout=3).ping()" "$CI_REDIS_URL"
+# The stack's database and Redis DB are its own: emptied at the start, as a fresh machine's would be.
+psql "$admin_url" -qc "DROP DATABASE IF EXISTS \"${CI_DATABASE_URL##*/}\" WITH (FORCE)"
+psql "$admin_url" -qc "CREATE DATABASE \"${CI_DATABASE_URL##*/}\""
+"$py" -c "import redis, sys; redis.Redis.from_url(sys.argv[1], socket_connect_timeout=3).flushdb()" "$CI_REDIS_URL"
 
 say "base image and sandbox image (offline)"
 SANDBOX_BASE=$base bash scripts/base-image.sh
 SANDBOX_BASE=$base SANDBOX_IMAGE=easycompilers-sandbox:ci bash runner/image/build.sh
-pyver=$(docker run --rm --network none "$base" python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
+pyver=$(docker run --rm --network none "$base" python3 -c "import platform; print(platform.python_version())")
 
 say "browser bundle"
 if [ ! -s frontend/static/dist/learn.js ]; then
@@ -48,9 +52,11 @@ git ls-files -z --cached --others --exclude-standard | grep -zv '^runner/image/w
     | tar -c --null --ignore-failed-read -T - 2>/dev/null | tar -x -C "$context"
 cp -a frontend/static/dist "$context/frontend/static/dist"
 mkdir -p "$context/wheels/app"
+# pip reads markers off this machine's Python, not the base's: redis needs async-timeout on the
+# base's 3.11.2 (python_full_version < 3.11.3), so it is named here.
 "$pip" download --quiet --only-binary=:all: --python-version "$pyver" --platform manylinux_2_28_x86_64 \
     --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any \
-    --find-links runner/image/wheels -d "$context/wheels/app" -r requirements.txt \
+    --find-links runner/image/wheels -d "$context/wheels/app" -r requirements.txt async-timeout \
     2> >(grep -v "is ignored: it is neither" >&2)
 # This context's wheels are meant to go in.
 sed -i '/^wheels$/d' "$context/.dockerignore"
@@ -132,9 +138,9 @@ url=https://127.0.0.1:$CI_HTTPS_PORT
 curl_() { curl --silent --show-error --fail-with-body --cacert "$cacert" "$@"; }
 token=$(curl_ -H 'Content-Type: application/json' -d '{"username": "ci-learner", "password": "ci-password-1"}' \
     "$url/api/auth/token/" | "$py" -c 'import json, sys; print(json.load(sys.stdin)["token"])')
-code='import torch\nprint("sum", torch.arange(4).sum().item())'
+payload=$("$py" -c 'import json, sys; print(json.dumps({"exercise": int(sys.argv[1]), "code": "import torch\nprint(\"sum\", torch.arange(4).sum().item())"}))' "$exercise")
 run=$(curl_ -H "Authorization: Token $token" -H 'Content-Type: application/json' \
-    -d "{\"exercise\": $exercise, \"code\": \"$code\"}" "$url/api/runs/" \
+    -d "$payload" "$url/api/runs/" \
     | "$py" -c 'import json, sys; print(json.load(sys.stdin)["id"])')
 for _ in $(seq 1 120); do
     body=$(curl_ -H "Authorization: Token $token" "$url/api/runs/$run/")
@@ -144,7 +150,7 @@ done
 echo "$body" | "$py" -c '
 import json, sys
 run = json.load(sys.stdin)
-print(f"run {run[\"id\"]}: {run[\"status\"]}, stdout {run[\"stdout\"]!r}")
+print("run", run["id"], run["status"], "stdout", repr(run["stdout"]), run.get("reason") or "")
 sys.exit(0 if run["status"] == "succeeded" and run["stdout"] == "sum 6\n" else 1)
 '
 # Plain HTTP does not reach the app from outside loopback, and the proxy is the only way in over TLS.
