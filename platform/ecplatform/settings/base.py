@@ -195,6 +195,8 @@ RUNNER_BACKEND = env_choice("RUNNER_BACKEND", "auto", ("auto", "docker", "local"
 # docker backend: the sandbox image, and whether this worker's sandboxes get GPUs (a `gpu` worker).
 RUNNER_DOCKER_IMAGE = env_str("RUNNER_DOCKER_IMAGE", "easycompilers-sandbox:latest")
 RUNNER_GPU = env_bool("RUNNER_GPU", False)
+# A GPU worker's devices (indexes, GPU UUIDs or MIG slice UUIDs): each GPU sandbox gets one of them.
+RUNNER_GPU_DEVICES = env_list("RUNNER_GPU_DEVICES", ["0"])
 # local backend: the venv (torch, numpy, matplotlib) mounted read-only in the sandbox; empty = the
 # worker's own.
 RUNNER_LOCAL_RUNTIME = env_str("RUNNER_LOCAL_RUNTIME", "")
