@@ -97,8 +97,8 @@ def test_it_declares_the_services_the_platform_needs(stack):
         service = services[name]
         assert service["env_file"] == ".env"
         env = service["environment"]
-        assert env["REDIS_URL"].startswith("redis://redis:")
-        assert env["DATABASE_URL"].startswith("postgres://")
+        assert env["REDIS_URL"] == "${STACK_REDIS_URL:-redis://redis:6379/0}"
+        assert env["DATABASE_URL"].startswith("postgres://") and "@${POSTGRES_HOST:-postgres}:" in env["DATABASE_URL"]
         # From .env, never written into the file, and never silently empty.
         assert env["SECRET_KEY"].startswith("${SECRET_KEY:?")
 
