@@ -118,7 +118,8 @@ def test_only_the_proxy_publishes_ports_and_the_web_trusts_only_it(stack):
     assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["proxy"]["volumes"]
     proxy_ip = services["proxy"]["networks"]["edge"]["ipv4_address"]
     assert services["web"]["environment"]["TRUSTED_PROXIES"] == proxy_ip
-    assert f"--forwarded-allow-ips '{proxy_ip}'" in services["web"]["command"]
+    # uvicorn reads the same variable as Django (the shell in the container expands it).
+    assert "--forwarded-allow-ips '$${TRUSTED_PROXIES}'" in services["web"]["command"]
     assert services["proxy"]["depends_on"]["web"]["condition"] == "service_healthy"
 
 
