@@ -134,7 +134,9 @@ class DockerBackend:
         if request.gpu and self.gpu:
             # One GPU (or MIG slice) of the worker's list, the least used (gpus.py); CUDA stays
             # uninitialised until the program uses it.
-            device = gpu_device_pick(devices=self.gpu_devices, in_use=gpu_devices_in_use(self.client))
+            devices = self.gpu_devices
+            in_use = gpu_devices_in_use(self.client) if len(devices) > 1 else []  # one device: no choice
+            device = gpu_device_pick(devices=devices, in_use=in_use)
             config["device_requests"] = [DeviceRequest(device_ids=[device], capabilities=[["gpu"]])]
             config["labels"][LABEL_GPU] = device
         return config
