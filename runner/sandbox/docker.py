@@ -26,7 +26,7 @@ from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from . import seccomp
 from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
-from .gpus import LABEL_GPU, gpu_device_pick, gpu_devices_in_use
+from .gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick, gpu_devices_in_use
 from .pool import PoolHolder, WarmSandbox, WarmSettings
 from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
 
@@ -139,6 +139,8 @@ class DockerBackend:
             device = gpu_device_pick(devices=devices, in_use=in_use)
             config["device_requests"] = [DeviceRequest(device_ids=[device], capabilities=[["gpu"]])]
             config["labels"][LABEL_GPU] = device
+            # The harness caps torch's allocations on the device at this share of its memory.
+            config["environment"][GPU_MEMORY_FRACTION_ENV] = str(setting("RUNNER_GPU_MEMORY_FRACTION", 0.9))
         return config
 
     def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:

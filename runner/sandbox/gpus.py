@@ -13,6 +13,9 @@ import threading
 import time
 
 LABEL_GPU = "easycompilers.gpu"
+# Set in a GPU sandbox's environment: the share of the device's memory the run may allocate, which
+# the harness passes to torch.cuda.set_per_process_memory_fraction in each run's own process.
+GPU_MEMORY_FRACTION_ENV = "EASYCOMPILERS_GPU_MEMORY_FRACTION"
 # A pick counts on its own until its container surely shows in the engine's list.
 PENDING_S = 30.0
 

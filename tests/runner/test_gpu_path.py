@@ -12,7 +12,7 @@ from runner import routing
 from runner.models import Run
 from runner.sandbox.base import Limits, RunRequest
 from runner.sandbox.docker import DockerBackend
-from runner.sandbox.gpus import LABEL_GPU, gpu_device_pick
+from runner.sandbox.gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick
 from tests.runner.worker import services_required
 from tests.services import service_missing
 
@@ -71,6 +71,8 @@ def test_a_gpu_sandbox_asks_the_engine_for_one_device_of_the_list():
     assert len(request.device_ids) == 1 and request.device_ids[0] in backend.gpu_devices
     assert request.count in (None, 0)
     assert config["labels"][LABEL_GPU] == request.device_ids[0]
+    # The harness caps the run's GPU memory from this.
+    assert float(config["environment"][GPU_MEMORY_FRACTION_ENV]) == 0.9
     # A CPU run on the same worker gets no device.
     assert "device_requests" not in backend.container_config(RunRequest(run_id="r2", code="", limits=Limits()))
 

@@ -197,6 +197,8 @@ RUNNER_DOCKER_IMAGE = env_str("RUNNER_DOCKER_IMAGE", "easycompilers-sandbox:late
 RUNNER_GPU = env_bool("RUNNER_GPU", False)
 # A GPU worker's devices (indexes, GPU UUIDs or MIG slice UUIDs): each GPU sandbox gets one of them.
 RUNNER_GPU_DEVICES = env_list("RUNNER_GPU_DEVICES", ["0"])
+# The share of its GPU's memory a run may allocate (the harness sets torch's per-process cap from it).
+RUNNER_GPU_MEMORY_FRACTION = float(env_str("RUNNER_GPU_MEMORY_FRACTION", "0.9"))
 # local backend: the venv (torch, numpy, matplotlib) mounted read-only in the sandbox; empty = the
 # worker's own.
 RUNNER_LOCAL_RUNTIME = env_str("RUNNER_LOCAL_RUNTIME", "")
