@@ -89,7 +89,10 @@ class RunCreateApi(APIView):
             400: OpenApiResponse(description="Unknown or hidden exercise, code over 64 KiB, malformed JSON."),
             403: OpenApiResponse(description="The exercise's course is by invitation and the learner has not joined."),
             429: OpenApiResponse(description="Too many runs queued, running or started this minute; see Retry-After."),
-            503: OpenApiResponse(description="The run queue is unreachable; the run is stored as error."),
+            503: OpenApiResponse(
+                description="The run queue is unreachable (the run is stored as error), or a GPU exercise has no "
+                "live GPU worker (nothing is stored)."
+            ),
         },
         summary="Run code for an exercise",
     )
@@ -114,6 +117,8 @@ class RunCreateApi(APIView):
             raise exceptions.ValidationError({"detail": exc.messages[0], "code": exc.messages}) from exc
         except services.RunCapReached as exc:
             raise RunCapReachedError(str(exc), wait=exc.retry_after_s) from exc
+        except services.RunNoWorker as exc:
+            raise BrokerUnavailableError({"detail": str(exc), "reason": "no GPU worker"}) from exc
         except services.RunBrokerUnavailable as exc:
             detail = "The run queue is unavailable; try again shortly."
             raise BrokerUnavailableError({"detail": detail, "reason": str(exc), "id": str(exc.run.pk)}) from exc

@@ -53,6 +53,10 @@ class RunCapReached(Exception):
         self.retry_after_s = retry_after_s
 
 
+class RunNoWorker(Exception):
+    """No live worker serves the run's queue (a GPU exercise with no GPU worker): nothing stored."""
+
+
 class RunBrokerUnavailable(Exception):
     """The queue could not take the run; the run was ended with status error."""
 
@@ -67,7 +71,7 @@ class RunBrokerUnavailable(Exception):
 def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
     """Store a queued run and queue it. The caller has checked that the user may run the exercise.
 
-    Raises ValidationError (bad code), RunCapReached (429) or RunBrokerUnavailable (503).
+    Raises ValidationError (bad code), RunCapReached (429), RunNoWorker or RunBrokerUnavailable (503).
     """
     size = len(code.encode("utf-8", "surrogatepass"))
     if size > settings.RUNNER_MAX_CODE_BYTES:
@@ -76,6 +80,9 @@ def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
         )
     if "\x00" in code:
         raise ValidationError("Code contains a NUL character.", code="code_nul")
+    if exercise.needs_gpu and not _gpu_worker_alive():
+        # Rather than a run that waits "queued" until the sweeper gives up on it (RUNNER_QUEUED_MAX_S).
+        raise RunNoWorker("No GPU worker is running, so GPU exercises cannot run now; try again later.")
 
     with transaction.atomic():
         # One submission per learner at a time: the caps below count rows, and two requests
@@ -90,6 +97,13 @@ def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
         )
         transaction.on_commit(lambda: _run_enqueue(run=run))
     return run
+
+
+def _gpu_worker_alive() -> bool:
+    from runner import routing
+
+    # Without Redis (the embedded broker) workers do not report: let the run queue.
+    return not routing.enabled() or routing.any_host_alive(queue=Run.Queue.GPU)
 
 
 def _run_caps_check(*, user: User) -> None:
@@ -114,10 +128,13 @@ def _run_caps_check(*, user: User) -> None:
 
 
 def _run_enqueue(*, run: Run) -> None:
+    from runner import routing
     from runner.tasks import run_execute_task
 
     try:
-        run_execute_task.apply_async(args=[str(run.id)], queue=run.queue, retry=True)
+        # To the host holding the learner's warm sandbox, if any (routing.py), else the shared queue.
+        route = routing.route_for(run_id=run.id, owner=str(run.user_id), queue=run.queue)
+        run_execute_task.apply_async(args=[str(run.id)], retry=True, **route)
     except Exception as exc:
         # Whatever the transport raises when it cannot connect: the run must not stay queued
         # with no message behind it.

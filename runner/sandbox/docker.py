@@ -26,6 +26,7 @@ from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from . import seccomp
 from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
+from .gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick, gpu_devices_in_use
 from .pool import PoolHolder, WarmSandbox, WarmSettings
 from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
 
@@ -58,6 +59,7 @@ class DockerBackend:
         self.image = image or setting("RUNNER_DOCKER_IMAGE", IMAGE_DEFAULT)
         # Whether this worker serves GPU runs (its `gpu` queue); a GPU run elsewhere gets none.
         self.gpu = setting("RUNNER_GPU", False) if gpu is None else gpu
+        self.gpu_devices = list(setting("RUNNER_GPU_DEVICES", ["0"]))
         self._client = client
         self.warm = PoolHolder(name=self.name, start=self._warm_start)
 
@@ -130,8 +132,15 @@ class DockerBackend:
             "log_config": LogConfig(type=LogConfig.types.NONE),
         }
         if request.gpu and self.gpu:
-            # All GPUs of the worker's machine; CUDA stays uninitialised until the program uses it.
-            config["device_requests"] = [DeviceRequest(count=-1, capabilities=[["gpu"]])]
+            # One GPU (or MIG slice) of the worker's list, the least used (gpus.py); CUDA stays
+            # uninitialised until the program uses it.
+            devices = self.gpu_devices
+            in_use = gpu_devices_in_use(self.client) if len(devices) > 1 else []  # one device: no choice
+            device = gpu_device_pick(devices=devices, in_use=in_use)
+            config["device_requests"] = [DeviceRequest(device_ids=[device], capabilities=[["gpu"]])]
+            config["labels"][LABEL_GPU] = device
+            # The harness caps torch's allocations on the device at this share of its memory.
+            config["environment"][GPU_MEMORY_FRACTION_ENV] = str(setting("RUNNER_GPU_MEMORY_FRACTION", 0.9))
         return config
 
     def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:

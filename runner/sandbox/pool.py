@@ -345,10 +345,14 @@ class WarmPool:
             del self._busy[sandbox]
             # The learner's other run (a second press of Run) may have given its sandbox back
             # first: that one stays theirs, and this one closes.
-            if reusable and not self._closed and sandbox.ready and key not in self._bound:
+            bound = reusable and not self._closed and sandbox.ready and key not in self._bound
+            if bound:
                 self._bound[key] = sandbox
             else:
                 self._retire(sandbox)
+        if bound:
+            # The learner's next runs are sent to this host while the sandbox may wait for them.
+            _learner_bound(owner=key[0], gpu=bool(key[1][1]), idle_s=self.config.idle_s)
         self._refill()
 
     def _log_run(self, how: str, request: RunRequest, sandbox: WarmSandbox | None = None) -> None:
@@ -542,6 +546,17 @@ class WarmPool:
                     return
             time.sleep(0.05)
         logger.warning("warm pool %s: closed with sandboxes still going: %s", self.name, self.stats())
+
+
+def _learner_bound(*, owner: str, gpu: bool, idle_s: float) -> None:
+    try:
+        from runner.routing import routing_learner_bound
+    except Exception:  # Django not configured (benchmarks run backends from plain scripts)
+        return
+    try:
+        routing_learner_bound(owner=owner, gpu=gpu, idle_s=idle_s)
+    except Exception:
+        logger.exception("could not record the host of learner %s", owner)
 
 
 def _ready_s(pool: WarmPool) -> float:

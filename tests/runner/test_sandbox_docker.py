@@ -38,7 +38,9 @@ def test_it_asks_for_gpus_only_on_a_gpu_worker_for_a_gpu_run():
     gpu_run = RunRequest(run_id="g", code="", gpu=True, limits=Limits(wall_s=40))
     on_gpu_worker = DockerBackend(image="img", gpu=True, client=object()).container_config(gpu_run)
     (request,) = on_gpu_worker["device_requests"]
-    assert request["Count"] == -1 and request["Capabilities"] == [["gpu"]]
+    # One device of the worker's list (RUNNER_GPU_DEVICES, "0" by default), never all of them.
+    assert request["DeviceIDs"] == ["0"] and request["Capabilities"] == [["gpu"]]
+    assert request["Count"] != -1
     on_cpu_worker = DockerBackend(image="img", gpu=False, client=object()).container_config(gpu_run)
     assert "device_requests" not in on_cpu_worker
 

@@ -38,6 +38,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz and /readyz (ecplatform/health.py), before host checks and the HTTPS redirect: the
+    # container's own healthcheck asks over plain HTTP on 127.0.0.1.
+    "ecplatform.health.HealthMiddleware",
     # First: everything after it must see the client's address and scheme only as trusted proxies
     # report them (TRUSTED_PROXIES).
     "ecplatform.proxies.TrustedProxyMiddleware",
@@ -207,6 +210,10 @@ RUNNER_BACKEND = env_choice("RUNNER_BACKEND", "auto", ("auto", "docker", "local"
 # docker backend: the sandbox image, and whether this worker's sandboxes get GPUs (a `gpu` worker).
 RUNNER_DOCKER_IMAGE = env_str("RUNNER_DOCKER_IMAGE", "easycompilers-sandbox:latest")
 RUNNER_GPU = env_bool("RUNNER_GPU", False)
+# A GPU worker's devices (indexes, GPU UUIDs or MIG slice UUIDs): each GPU sandbox gets one of them.
+RUNNER_GPU_DEVICES = env_list("RUNNER_GPU_DEVICES", ["0"])
+# The share of its GPU's memory a run may allocate (the harness sets torch's per-process cap from it).
+RUNNER_GPU_MEMORY_FRACTION = float(env_str("RUNNER_GPU_MEMORY_FRACTION", "0.9"))
 # local backend: the venv (torch, numpy, matplotlib) mounted read-only in the sandbox; empty = the
 # worker's own.
 RUNNER_LOCAL_RUNTIME = env_str("RUNNER_LOCAL_RUNTIME", "")
@@ -241,6 +248,12 @@ RUNNER_WARM_SPARES = env_int("RUNNER_WARM_SPARES", 2)
 RUNNER_WARM_MAX = env_int("RUNNER_WARM_MAX", 6)
 RUNNER_WARM_IDLE_S = env_int("RUNNER_WARM_IDLE_S", 300)
 RUNNER_WARM_MAX_AGE_S = env_int("RUNNER_WARM_MAX_AGE_S", 3600)
+# Several worker hosts (runner/routing.py): each consumes the shared queue and `<queue>@RUNNER_HOST`
+# (empty: the machine's name, a container's id under Compose; unique per host). A learner's run goes
+# to the host holding their warm sandbox, and to the shared queue if that host has not taken it
+# within RUNNER_AFFINITY_WAIT_S seconds (dead or busy).
+RUNNER_HOST = env_str("RUNNER_HOST", "")
+RUNNER_AFFINITY_WAIT_S = env_int("RUNNER_AFFINITY_WAIT_S", 5)
 
 # Cold sandboxes starting at once in one worker process (each pays a Python start and a torch import,
 # about a CPU-second): more than the machine's cores only makes each slower. Warm runs do not count.
