@@ -558,6 +558,7 @@ def run_program(request: dict, streams: Streams, data_fd: int) -> int:
     channel, pumps, devnull = streams.channel, streams.pumps, streams.devnull
     channel.left = int(limits.get("output_bytes", 1024**2))
     set_limits(limits)
+    cap_gpu_memory()
     os.environ["MPLBACKEND"] = "Agg"
     install_modules(request.get("modules"))
     figures = Figures(channel, limits, pumps)
@@ -606,6 +607,20 @@ def run_program(request: dict, streams: Streams, data_fd: int) -> int:
     for t in pumps:
         t.join(timeout=0.2)
     return exit_code
+
+
+def cap_gpu_memory() -> None:
+    """On a GPU sandbox (the worker sets EASYCOMPILERS_GPU_MEMORY_FRACTION), the run's process may
+    take only that share of its GPU's memory. Here, in the run's own process: CUDA set up in a warm
+    server before a fork would not work in its children."""
+    fraction = os.environ.get("EASYCOMPILERS_GPU_MEMORY_FRACTION")
+    if not fraction:
+        return
+    with contextlib.suppress(Exception):
+        import torch
+
+        if torch.cuda.is_available():
+            torch.cuda.set_per_process_memory_fraction(float(fraction), 0)
 
 
 def write_all(fd: int, data: bytes) -> None:
