@@ -27,7 +27,8 @@ validates every line, enforces the limits itself, and takes the check's verdict 
 line, which carries the run's nonce (which no process of the run ever held) and is written once
 every process of the run is gone. The exit code is the learner's program's: 0 when it ran without
 an exception, 1 when it raised (or the output cap stopped it), sys.exit()'s code when it called
-that. The harness never imports torch outside a warm server's start, and so never initialises CUDA.
+that. The supervisor never imports torch outside a warm server's start, and so never initialises
+CUDA (a GPU sandbox's run process does, to cap its share of GPU memory).
 """
 
 import base64
