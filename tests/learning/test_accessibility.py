@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.parametrize("scheme", ["light", "
 
 def _choice(quiz, text: str):
     # The label that holds exactly this choice (one choice's text may hold another's).
-    return quiz.locator("label.quiz-choice").filter(has=quiz.page.get_by_role("radio", name=text, exact=True))
+    return quiz.locator("label.quiz-choice").filter(has=quiz.page.get_by_text(text, exact=True))
 
 
 def _check(page, where: str, found: dict, context: str = "document") -> None:
