@@ -91,6 +91,7 @@ class EndLine:
         self.seen = False
         self.trailing = False
         self.check: dict | None = None
+        self._line_start = True
         # The program's exit code and whether the sandbox killed a process for memory, as the
         # supervisor saw them (None: no end line).
         self.exit_code: int | None = None
@@ -98,30 +99,36 @@ class EndLine:
         self._tail = b""
 
     def take(self, data: bytes) -> bytes:
-        """Feeds bytes; returns those that come before the end line."""
+        """Feeds bytes; returns those that come before the end line, holding back only a last
+        partial line that could still become the start of it (so live output is never held)."""
         if self.seen:
             self.trailing = self.trailing or bool(data)
             return b""
         buffer = self._tail + data
-        # The supervisor starts the end line with a newline of its own: a program's last line without
-        # one cannot hide it.
-        at = buffer.find(b"\n" + self.prefix)
-        start = at + 1 if at >= 0 else -1
-        if start < 0:
-            # Keep what could be the start of the end line; pass the rest on.
-            keep = len(self.prefix) + 1
-            out, self._tail = buffer[:-keep] if len(buffer) > keep else b"", buffer[-keep:]
-            return out
-        end = buffer.find(b"\n", start)
-        if end < 0:
-            # The end line is still arriving.
-            self._tail = buffer
-            return b""
-        self._parse(buffer[start:end])
-        self.seen = True
-        self.trailing = bool(buffer[end + 1 :])
+        # The end line starts a line (the supervisor writes a newline before it: a program's last
+        # line without one cannot hide it). `lead`: the byte before `buffer` ended a line.
+        lead = b"\n" if self._line_start else b""
+        at = (lead + buffer).find(b"\n" + self.prefix)
+        if at >= 0:
+            start = at + 1 - len(lead)
+            end = buffer.find(b"\n", start)
+            if end < 0:  # the end line is still arriving
+                self._tail, self._line_start = buffer[start:], True
+                return buffer[:start]
+            self._parse(buffer[start:end])
+            self.seen = True
+            self.trailing = bool(buffer[end + 1 :])
+            self._tail = b""
+            return buffer[:start]
+        cut = buffer.rfind(b"\n") + 1
+        partial = buffer[cut:]
+        if partial and (cut or self._line_start) and self.prefix.startswith(partial):
+            self._tail, self._line_start = partial, True
+            return buffer[:cut]
         self._tail = b""
-        return buffer[:start]
+        if buffer:
+            self._line_start = buffer.endswith(b"\n")
+        return buffer
 
     def flush(self) -> bytes:
         """At the end of the stream: what was held back, when no end line came."""

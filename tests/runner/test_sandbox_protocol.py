@@ -158,3 +158,12 @@ def test_it_gives_timeouts_and_oom_kills_their_reasons():
     assert result(collector, 137, timed_out=True).reason == "time limit 20 s"
     assert result(collector, 137, oom_killed=True).reason == "memory limit 2 GiB"
     assert result(collector, 0).status == "succeeded"
+
+
+def test_it_holds_back_no_complete_line_so_output_goes_out_live():
+    end = EndLine()
+    line = b'{"type": "stream", "name": "stdout", "text": "looping until you press Stop\\n"}\n'
+    assert end.take(line) == line
+    # Only a last partial line that could still become the end line waits for more.
+    assert end.take(b'{"type": "en') == b""
+    assert end.take(b'd of a line of its own"}\n') == b'{"type": "end of a line of its own"}\n'
