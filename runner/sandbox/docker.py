@@ -419,6 +419,10 @@ class DockerWarmSandbox(WarmSandbox):
     def _close(self) -> None:
         with contextlib.suppress(DockerException):
             self.container.remove(force=True)
+        # A removal the engine already had under way (auto_remove after a kill) answers at once:
+        # the container counts in the pool's books until it is really gone.
+        with contextlib.suppress(Exception):
+            self.container.wait(condition="removed", timeout=10)
         with contextlib.suppress(OSError):
             self.sock.close()
 
