@@ -53,8 +53,9 @@ run: demo
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	bash scripts/serve.sh $(HOST) $(PORT)
 
+# The tests' own settings (pyproject's), not the development settings exported above.
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	DJANGO_SETTINGS_MODULE=ecplatform.settings.test $(PY) -m pytest $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

@@ -58,7 +58,7 @@ def load(settings_module: str, **extra: str) -> subprocess.CompletedProcess:
 def test_it_loads_as_it_is(module):
     out = load(module)
     assert out.returncode == 0, out.stderr[-2000:]
-    assert "sqlite3 filesystem:// django.core.mail.backends.console.EmailBackend EasyCompilers" in out.stdout
+    assert "sqlite3 filesystem://localhost/ django.core.mail.backends.console.EmailBackend EasyCompilers" in out.stdout
 
 
 def test_production_needs_only_the_secret_key_on_top():

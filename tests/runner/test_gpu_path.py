@@ -82,7 +82,8 @@ def test_the_gpu_sandbox_image_sees_one_gpu():
     """Needs a machine with an NVIDIA GPU, its container toolkit and the GPU image
     (VARIANT=gpu bash runner/image/build.sh); skipped elsewhere."""
     if not shutil.which("nvidia-smi") or subprocess.run(["nvidia-smi"], capture_output=True).returncode != 0:
-        service_missing("no NVIDIA GPU on this machine: the GPU sandbox image cannot be run here")
+        # No GPU is a machine without one, not a missing service: skipped, also in CI.
+        pytest.skip("no NVIDIA GPU on this machine: the GPU sandbox image cannot be run here")
     image = "easycompilers-sandbox-gpu:latest"
     backend = DockerBackend(image=image, gpu=True)
     if DockerBackend.unavailable_reason(image):
