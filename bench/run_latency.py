@@ -699,7 +699,10 @@ def idle_warm_memory_mib(backend: str) -> float | None:
 
         client = docker.from_env()
         for container in client.containers.list(filters={"label": "easycompilers.warm"}):
-            stats = container.stats(stream=False).get("memory_stats", {})
+            try:
+                stats = container.stats(stream=False).get("memory_stats", {})
+            except docker.errors.NotFound:  # closed meanwhile
+                continue
             inner = stats.get("stats", {})
             used = inner.get("rss", inner.get("anon", stats.get("usage", 0)))
             values.append(int(used) / 1024**2)
