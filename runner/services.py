@@ -15,7 +15,6 @@ import socket
 import threading
 import time
 from datetime import timedelta
-from functools import cache
 from typing import Any
 
 from django.conf import settings
@@ -160,16 +159,11 @@ def run_request_stop(*, run: Run) -> Run:
 # --- execute (worker) ------------------------------------------------------------------------------
 
 
-@cache
-def _backend(name: str):
-    from runner.sandbox import backend_get
-
-    return backend_get(name)
-
-
 def run_backend():
     """This process's sandbox backend (RUNNER_BACKEND), built once."""
-    return _backend(settings.RUNNER_BACKEND)
+    from runner.sandbox import backend_shared
+
+    return backend_shared(settings.RUNNER_BACKEND)
 
 
 def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=None) -> None:

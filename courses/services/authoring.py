@@ -24,7 +24,7 @@ from django.conf import settings
 from courses.models import Chapter, Exercise, ExerciseValidation
 from courses.services.content_io import ContentError, ExerciseSpec, _check_python
 from courses.services.validation import Validation, _check_exercise, _Run
-from runner.sandbox import backend_get
+from runner.sandbox import backend_shared
 from runner.sandbox.harness import CHECK_BROKEN
 
 # Every validation shares the warm sandboxes of this one owner, never a learner's.
@@ -34,14 +34,11 @@ OUTPUT_SHOWN = 4000
 WORKER_WAIT_S = 2 * 120 + 60
 REPLY_TTL_S = 600
 
-_backends: dict = {}
-
 
 def _sandbox(name: str):
-    # One backend object per process: its warm pool lives on it.
-    if name not in _backends:
-        _backends[name] = backend_get(name)
-    return _backends[name]
+    # The process's own backend: in a worker, validations share the learners' warm pool (and its
+    # RUNNER_WARM_MAX) rather than keeping a pool of their own.
+    return backend_shared(name)
 
 
 def _code(text: str) -> str:

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import threading
+
 from .base import Limits, RunRequest, RunResult, SandboxBackend
 
-__all__ = ["Limits", "RunRequest", "RunResult", "SandboxBackend", "backend_get", "backend_problems"]
+__all__ = ["Limits", "RunRequest", "RunResult", "SandboxBackend", "backend_get", "backend_problems", "backend_shared"]
 
 
 def backend_get(name: str = "auto") -> SandboxBackend:
@@ -26,6 +28,19 @@ def backend_get(name: str = "auto") -> SandboxBackend:
 
         return LocalBackend()
     raise ValueError(f"unknown sandbox backend {name!r}: choose auto, docker or local")
+
+
+_shared: dict[str, SandboxBackend] = {}
+_shared_lock = threading.Lock()
+
+
+def backend_shared(name: str = "auto") -> SandboxBackend:
+    """This process's one backend of that name. Its warm pool lives on it, so every user in a
+    worker (learners' runs, authors' validations) shares one pool and one RUNNER_WARM_MAX."""
+    with _shared_lock:
+        if name not in _shared:
+            _shared[name] = backend_get(name)
+        return _shared[name]
 
 
 def backend_problems(name: str = "auto") -> list[str]:

@@ -13,6 +13,7 @@ from rest_framework.test import APIClient
 
 from runner import services
 from runner.models import Run
+from runner.sandbox import backend_shared
 from runner.tasks import run_execute_task
 from tests.runner.attacks import ATTACKS_BY_NAME
 from tests.runner.worker import (
@@ -110,7 +111,7 @@ def test_it_ends_a_run_whose_worker_was_killed_and_leaves_no_sandbox(
             restarted.nodename = worker.nodename
             worker = restarted.start()
         else:
-            services.run_sweep(stale_after_s=0, backend=services._backend(backend))
+            services.run_sweep(stale_after_s=0, backend=backend_shared(backend))
         ended = wait_until("the run to end", lambda: Run.objects.filter(pk=run.pk).exclude(status="running").first())
     finally:
         worker.kill()
