@@ -36,6 +36,7 @@ import codecs
 import contextlib
 import ctypes
 import fcntl
+import functools
 import gc
 import io
 import json
@@ -724,9 +725,14 @@ def read_line(fd: int) -> bytes:
         buf += b
 
 
+@functools.cache
+def libc() -> ctypes.CDLL:
+    """The C library, loaded once: every run calls into it (prctl, the IPC wipe)."""
+    return ctypes.CDLL(None, use_errno=True)
+
+
 def set_dumpable(value: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_DUMPABLE, value, 0, 0, 0) != 0:
+    if libc().prctl(PR_SET_DUMPABLE, value, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
 
 
@@ -815,16 +821,16 @@ def remove(path: str) -> None:
 def ipc_clear() -> bool:
     """SysV shared memory, semaphores and message queues outlive their processes: remove them.
     (POSIX message queues, shared memory and semaphores are files in /dev/mqueue and /dev/shm.)"""
-    libc = ctypes.CDLL(None, use_errno=True)
+    c = libc()
     ok = True
-    for kind, call in (("shm", libc.shmctl), ("sem", None), ("msg", libc.msgctl)):
+    for kind, call in (("shm", c.shmctl), ("sem", None), ("msg", c.msgctl)):
         try:
             with open(f"/proc/sysvipc/{kind}") as f:
                 ids = [int(line.split()[1]) for line in f.readlines()[1:] if line.strip()]
         except OSError:
             continue
         for ipc_id in ids:
-            result = libc.semctl(ipc_id, 0, 0) if kind == "sem" else call(ipc_id, 0, None)  # IPC_RMID
+            result = c.semctl(ipc_id, 0, 0) if kind == "sem" else call(ipc_id, 0, None)  # IPC_RMID
             ok = ok and result == 0
     return ok
 
