@@ -49,6 +49,24 @@ class Run(models.Model):
         CPU = "cpu", "CPU"
         GPU = "gpu", "GPU"
 
+    class Limit(models.TextChoices):
+        """Which of the sandbox's limits ended the run; NONE for a run no limit stopped."""
+
+        NONE = "none", "None"
+        TIME = "time", "Time"
+        MEMORY = "memory", "Memory"
+        OUTPUT = "output", "Output"
+        PROCESSES = "processes", "Processes"
+        FILES = "files", "Files"
+
+    class Cause(models.TextChoices):
+        """Who ended the run: the learner's program (by finishing, failing or hitting a limit), the
+        learner (Stop), or the platform (a sandbox that broke, a worker that vanished)."""
+
+        PROGRAM = "program", "Program"
+        LEARNER = "learner", "Learner"
+        PLATFORM = "platform", "Platform"
+
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="runs")
     exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="runs")
@@ -61,7 +79,10 @@ class Run(models.Model):
     stdout = models.TextField(blank=True, help_text="The stdout stream events joined, capped.")
     stderr = models.TextField(blank=True, help_text="The stderr stream events joined, capped.")
     exit_code = models.IntegerField(null=True, blank=True)
+    # The English sentence is for people; code reads the facts below it (empty while the run is active).
     reason = models.CharField(max_length=500, blank=True, help_text="Which limit stopped the run, or what broke.")
+    limit = models.CharField(max_length=16, choices=Limit.choices, blank=True)
+    cause = models.CharField(max_length=16, choices=Cause.choices, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
     backend = models.CharField(max_length=32, blank=True)
     # Whether the run went to a warm sandbox (a learner's, or a spare started ahead) or a cold one.

@@ -26,7 +26,7 @@ from accounts.models import User
 from courses.models import Exercise
 from courses.selectors import course_modules_for_exercise
 from courses.services.progress import exercise_record_pass
-from runner import events, selectors
+from runner import events, selectors, signals
 from runner.models import Run
 from runner.sandbox.base import Limits, RunRequest, RunResult
 
@@ -316,9 +316,15 @@ def _run_finish(
         fields["duration_ms"] = max(0, int(duration_ms))
     if recorder is not None:
         fields.update(recorder.row_fields(), **run_summary_fields(outputs=recorder.events), warm=warm)
-    ended = Run.objects.filter(pk=run_id, status__in=from_status).update(**fields)
-    if not ended:
-        return False
+    with transaction.atomic():
+        ended = Run.objects.filter(pk=run_id, status__in=from_status).update(**fields)
+        if not ended:
+            return False
+        if signals.run_finished.has_listeners(Run):
+            # In the same transaction: a summary kept from this signal is never ahead of, or
+            # behind, the run it counts.
+            row = Run.objects.values("user_id", "exercise_id", "check_passed", "limit", "cause").get(pk=run_id)
+            signals.run_finished.send(sender=Run, run_id=run_id, status=status, finished_at=now, **row)
     if recorder is not None:
         seq = len(recorder.events)
         status_event = Run(
