@@ -17,6 +17,7 @@ from courses.rendering import chapter_render
 from courses.services.progress import enrolment_place_save, enrolment_visit
 from courses.services.quizzes import QuizAnswerInvalidError
 from courses.services.quizzes import quiz_answer as quiz_answer_record
+from runner.selectors import gpu_worker_alive
 
 
 def catalog(request):
@@ -81,6 +82,9 @@ def chapter_preview(request, chapter_id: int):
 def _chapter_response(request, page: selectors.ChapterPage, *, preview: bool):
     segments = chapter_render(chapter=page.chapter, glossary=page.glossary, exercises=page.exercises)
     context = {"page": page, "chapter": page.chapter, "course": page.chapter.course, "segments": segments}
+    if any(exercise.needs_gpu for exercise in page.exercises):
+        # Where a GPU exercise will run, said before the learner presses Run (runner/services.py).
+        context["gpu_worker_alive"] = gpu_worker_alive()
     # A preview shows the quiz as a visitor sees it, and takes no answers.
     context["quiz"] = selectors.quiz_state_for_learner(chapter=page.chapter, user=None if preview else request.user)
     return render(request, "frontend/chapter.html", {**context, "preview": preview})

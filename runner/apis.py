@@ -117,8 +117,6 @@ class RunCreateApi(APIView):
             raise exceptions.ValidationError({"detail": exc.messages[0], "code": exc.messages}) from exc
         except services.RunCapReached as exc:
             raise RunCapReachedError(str(exc), wait=exc.retry_after_s) from exc
-        except services.RunNoWorker as exc:
-            raise BrokerUnavailableError({"detail": str(exc), "reason": "no GPU worker"}) from exc
         except services.RunBrokerUnavailable as exc:
             detail = "The run queue is unavailable; try again shortly."
             raise BrokerUnavailableError({"detail": detail, "reason": str(exc), "id": str(exc.run.pk)}) from exc

@@ -53,3 +53,12 @@ def run_snapshot(*, run_id) -> Run | None:
         .only("id", "status", "outputs", "exit_code", "reason", "duration_ms", "finished_at")
         .first()
     )
+
+
+def gpu_worker_alive() -> bool:
+    """Whether a GPU exercise's run would go to a GPU worker now."""
+    from runner import routing
+
+    # Without Redis (the embedded broker) workers do not report, and the one worker serves both
+    # queues: its sandbox is what it is.
+    return not routing.enabled() or routing.any_host_alive(queue=Run.Queue.GPU)

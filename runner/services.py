@@ -52,10 +52,6 @@ class RunCapReached(Exception):
         self.retry_after_s = retry_after_s
 
 
-class RunNoWorker(Exception):
-    """No live worker serves the run's queue (a GPU exercise with no GPU worker): nothing stored."""
-
-
 class RunBrokerUnavailable(Exception):
     """The queue could not take the run; the run was ended with status error."""
 
@@ -70,7 +66,7 @@ class RunBrokerUnavailable(Exception):
 def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
     """Store a queued run and queue it. The caller has checked that the user may run the exercise.
 
-    Raises ValidationError (bad code), RunCapReached (429), RunNoWorker or RunBrokerUnavailable (503).
+    Raises ValidationError (bad code), RunCapReached (429) or RunBrokerUnavailable (503).
     """
     size = len(code.encode("utf-8", "surrogatepass"))
     if size > settings.RUNNER_MAX_CODE_BYTES:
@@ -79,9 +75,10 @@ def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
         )
     if "\x00" in code:
         raise ValidationError("Code contains a NUL character.", code="code_nul")
-    if exercise.needs_gpu and not _gpu_worker_alive():
-        # Rather than a run that waits "queued" until the sweeper gives up on it (RUNNER_QUEUED_MAX_S).
-        raise RunNoWorker("No GPU worker is running, so GPU exercises cannot run now; try again later.")
+    # A GPU exercise goes to a GPU worker while one is alive. With none (none configured, or all
+    # down) it runs on a CPU worker rather than waiting "queued" for one: there torch sees no GPU and
+    # the exercise's code takes its CPU path, and the exercise's page says so beforehand.
+    queue = Run.Queue.GPU if exercise.needs_gpu and selectors.gpu_worker_alive() else Run.Queue.CPU
 
     with transaction.atomic():
         # One submission per learner at a time: the caps below count rows, and two requests
@@ -92,17 +89,10 @@ def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
             user=user,
             exercise=exercise,
             code=code,
-            queue=Run.Queue.GPU if exercise.needs_gpu else Run.Queue.CPU,
+            queue=queue,
         )
         transaction.on_commit(lambda: _run_enqueue(run=run))
     return run
-
-
-def _gpu_worker_alive() -> bool:
-    from runner import routing
-
-    # Without Redis (the embedded broker) workers do not report: let the run queue.
-    return not routing.enabled() or routing.any_host_alive(queue=Run.Queue.GPU)
 
 
 def _run_caps_check(*, user: User) -> None:
@@ -196,7 +186,8 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         code=run.code,
         check_code=exercise.check_code,
         limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
-        gpu=exercise.needs_gpu,
+        # The queue says where it went: a GPU exercise with no GPU worker ran on a CPU worker.
+        gpu=run.queue == Run.Queue.GPU,
         # A warm sandbox serves one learner only.
         owner=str(run.user_id),
         modules=course_modules_for_exercise(exercise=exercise),

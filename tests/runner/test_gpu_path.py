@@ -1,10 +1,11 @@
-"""The GPU path: a GPU run with no live GPU worker is refused at submit (503, with the reason), one
+"""The GPU path: a GPU run with no live GPU worker goes to a CPU worker, as its page says, one
 GPU per sandbox from the worker's device list, and the GPU sandbox image where a GPU is at hand."""
 
 import shutil
 import subprocess
 
 import pytest
+from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -25,25 +26,33 @@ def no_gpu_worker(transactional_db, worker_switch):
 
 
 @pytest.mark.services
-def test_a_gpu_run_with_no_gpu_worker_is_refused_at_once(no_gpu_worker, make_learner, make_exercise):
+def test_a_gpu_exercise_with_no_gpu_worker_runs_on_a_cpu_worker_and_its_page_says_so(
+    no_gpu_worker, make_learner, make_exercise
+):
     learner, exercise = make_learner(), make_exercise(needs_gpu=True)
-    client = APIClient()
-    client.force_authenticate(learner)
+    exercise.chapter.body = f"Text.\n\n[[exercise:{exercise.slug}]]"
+    exercise.chapter.save()
+    api = APIClient()
+    api.force_authenticate(learner)
+    page = Client()
+    page.force_login(learner)
+    chapter_url = f"/courses/{exercise.chapter.course.slug}/{exercise.chapter.slug}/"
 
-    response = client.post("/api/runs/", {"exercise": exercise.id, "code": "print(1)"}, format="json")
-
-    assert response.status_code == 503
-    assert "No GPU worker is running" in response.json()["detail"]
-    assert not Run.objects.filter(user=learner).exists()
-
-    # A CPU exercise is not affected; and once a GPU worker says it is alive, GPU runs queue.
-    cpu = client.post("/api/runs/", {"exercise": make_exercise().id, "code": "print(1)"}, format="json")
-    assert cpu.status_code == 201
-    routing.hosts_alive_renew(queues=["gpu"], host="gpu-host-for-test", ttl_s=30)
     try:
-        gpu = client.post("/api/runs/", {"exercise": exercise.id, "code": "print(1)"}, format="json")
+        # No GPU worker: the page says where the run will go before Run is pressed, and it goes there.
+        html = page.get(chapter_url).content.decode()
+        assert "This platform has no GPU worker running, so this exercise runs on a CPU worker" in html
+        response = api.post("/api/runs/", {"exercise": exercise.id, "code": "print(1)"}, format="json")
+        assert response.status_code == 201, response.content
+        assert Run.objects.get(pk=response.json()["id"]).queue == "cpu"
+
+        # Once a GPU worker says it is alive, GPU runs go to the gpu queue and the note is gone.
+        routing.hosts_alive_renew(queues=["gpu"], host="gpu-host-for-test", ttl_s=30)
+        html = page.get(chapter_url).content.decode()
+        assert "no GPU worker running" not in html and "runs on a GPU" in html
+        gpu = api.post("/api/runs/", {"exercise": exercise.id, "code": "print(1)"}, format="json")
         assert gpu.status_code == 201, gpu.content
-        assert gpu.json()["status"] == "queued"
+        assert Run.objects.get(pk=gpu.json()["id"]).queue == "gpu"
     finally:
         routing.hosts_alive_forget(queues=["gpu"], host="gpu-host-for-test")
         # No worker will take them: they leave the queue ended, not as work for a later worker.
