@@ -15,8 +15,8 @@ variant=${VARIANT:-cpu}
 if [ "$variant" = gpu ]; then
     image=${SANDBOX_IMAGE:-easycompilers-sandbox-gpu:latest}
     requirements=requirements-gpu.txt wheels=wheels-gpu
-    # The CUDA build of torch comes only from PyTorch's index.
-    extra=(--extra-index-url "${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cu128}")
+    # The CUDA build is PyPI's own torch (requirements-gpu.txt); TORCH_INDEX_URL may add an index.
+    extra=(${TORCH_INDEX_URL:+--extra-index-url "$TORCH_INDEX_URL"})
 else
     image=${SANDBOX_IMAGE:-easycompilers-sandbox:latest}
     requirements=requirements.txt wheels=wheels
@@ -36,8 +36,14 @@ SANDBOX_BASE=$base bash "$repo/scripts/base-image.sh"
 pyver=$(docker run --rm --network none "$base" python3 -c 'import sys; print(f"{sys.version_info[0]}.{sys.version_info[1]}")')
 echo "--- $variant wheels for Python $pyver"
 mkdir -p "$here/$wheels"
-"$pip" download --quiet --only-binary=:all: --python-version "$pyver" --platform manylinux_2_28_x86_64 \
-    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform any "${extra[@]}" \
+# Every manylinux tag the wheels use (the NVIDIA wheels span manylinux1 to 2_28): pip matches
+# --platform literally.
+platforms=()
+for tag in 1 2010 2014 _2_5 _2_12 _2_17 _2_18 _2_24 _2_25 _2_27 _2_28; do
+    platforms+=(--platform "manylinux${tag}_x86_64")
+done
+"$pip" download --quiet --only-binary=:all: \
+    --python-version "$pyver" "${platforms[@]}" --platform any ${extra[@]+"${extra[@]}"} \
     -d "$here/$wheels" -r "$here/$requirements" 2> >(grep -v "is ignored: it is neither" >&2)
 
 # The context: the Dockerfile's inputs in their places in the tree, wheels as hard links.
