@@ -3,6 +3,10 @@
 comments say which part adds which piece, and a learner's runs, passes and answers."""
 
 import datetime as dt
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from django.utils import timezone
 
@@ -122,3 +126,13 @@ def record_build(*, user, course: Course, marker: str) -> None:
         minutes_ago=2,
     )
     quiz_take(user=user, course=course, number=2, wrong_first=1)
+
+
+def python_outside(args: list[str], *, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+    """The project's Python in `cwd`, with nothing of the platform's environment: no settings
+    module, no extra import path; figures drawn without a display."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO", "PYTHON"))}
+    env["MPLBACKEND"] = "Agg"
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )

@@ -1,6 +1,8 @@
 """A learner walks the whole published course in a real browser, part by part, in order: reads each
 part, types each exercise's reference solution into the editor, runs it and sees its check pass,
-sees each figure the code draws, answers the quiz and sees the part complete.
+sees each figure the code draws, answers the quiz and sees the part complete. At the end the
+course's completion page shows every part complete, and the code package it offers, downloaded and
+unpacked, runs every exercise with the project's Python outside the platform.
 
 Everything comes from the course folder (courses/content/transformers): which parts are published,
 their sections, exercises, solutions and right answers, so a newly published part is walked too.
@@ -9,6 +11,7 @@ A screenshot of each part's figures goes to test-artifacts/ for a person to look
 """
 
 import re
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +25,7 @@ from tests.content.course_files import (
     written_chapter_folders,
 )
 from tests.learning.browser_support import ARTIFACTS, demo_course, sign_up
+from tests.learning.completion_support import python_outside
 
 pytestmark = pytest.mark.browser
 
@@ -125,7 +129,35 @@ def _answer_quiz(page, answers: list[str]) -> None:
     expect(quiz.locator(".quiz-result")).to_contain_text(f"{len(answers)} of {len(answers)} right at the first try")
 
 
-def test_a_learner_walks_every_published_part_in_order(walk_course, browser, web_server, run_worker):
+def _take_the_code_home(page, parts: list[Part], folder: Path) -> None:
+    """The completion page: the course finished, a quiz score and the passes for every part; then
+    the code package, run outside the platform: every exercise's solution, as last run, runs."""
+    from playwright.sync_api import expect
+
+    page.get_by_role("link", name="What you have built").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("You finished the course")
+    for part in parts:
+        record = page.get_by_role("listitem").filter(has=page.get_by_role("heading", name=part.title, exact=True))
+        expect(record).to_contain_text("Complete")
+        count = len(part.right_answers)
+        expect(record.locator(".record-quiz")).to_have_text(f"{count} of {count} right at the first try")
+        count = len(part.exercises)
+        expect(record.locator(".record-passes")).to_have_text(f"{count} of {count} passed")
+    page.screenshot(path=ARTIFACTS / "walk-completion-page.png", full_page=True)
+
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Download a Python package (.zip)").click()
+    archive = folder / download_info.value.suggested_filename
+    download_info.value.save_as(archive)
+    with zipfile.ZipFile(archive) as package:
+        package.extractall(folder / "home")
+    ran = python_outside(["-m", archive.stem], cwd=folder / "home", timeout=600)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    exercises = sum(len(part.exercises) for part in parts)
+    assert ran.stdout.count("\n=== Part ") == exercises, ran.stdout[-3000:]
+
+
+def test_a_learner_walks_every_published_part_in_order(walk_course, browser, web_server, run_worker, tmp_path):
     from playwright.sync_api import expect
 
     slug, title, parts = walk_course
@@ -162,6 +194,8 @@ def test_a_learner_walks_every_published_part_in_order(walk_course, browser, web
     expect(page.get_by_role("heading", level=1)).to_have_text(title)
     expect(page.locator(".progress-label")).to_have_text(f"{len(parts)} of {len(parts)} parts complete")
     page.screenshot(path=ARTIFACTS / "walk-course-complete.png", full_page=True)
+
+    _take_the_code_home(page, parts, tmp_path)
     context.close()
     # Every published part teaches with a figure of its own (an exercise that draws with matplotlib).
     assert not without_figure, f"published parts with no figure to see: {without_figure}"

@@ -5,9 +5,7 @@ one broken exercise must not stop the others."""
 
 import io
 import json
-import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -17,7 +15,13 @@ from django.urls import reverse
 
 from courses.models import Exercise
 from tests.learning.browser_support import demo_course
-from tests.learning.completion_support import course_with_module, learner_code, record_build, run_add
+from tests.learning.completion_support import (
+    course_with_module,
+    learner_code,
+    python_outside,
+    record_build,
+    run_add,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -42,16 +46,6 @@ sys.exit(1 if failed else 0)
 """
 
 
-def _python(args: list[str], *, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
-    """The project's Python in `cwd`, with nothing of the platform's environment: no settings
-    module, no extra import path; figures drawn without a display."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("DJANGO", "PYTHON"))}
-    env["MPLBACKEND"] = "Agg"
-    return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
-
-
 def _download(client, name: str, course) -> tuple[str, bytes]:
     response = client.get(reverse(f"frontend:{name}", args=[course.slug]))
     assert response.status_code == 200
@@ -69,7 +63,7 @@ def _unpack(content: bytes, folder: Path) -> list[str]:
 def _run_notebook(content: bytes, folder: Path) -> subprocess.CompletedProcess:
     (folder / "code.ipynb").write_bytes(content)
     (folder / "run_cells.py").write_text(CELL_RUNNER)
-    return _python(["run_cells.py", "code.ipynb"], cwd=folder)
+    return python_outside(["run_cells.py", "code.ipynb"], cwd=folder)
 
 
 @pytest.fixture
@@ -103,19 +97,21 @@ def test_the_package_runs_the_learners_code_outside_the_platform(client, course_
     assert "python -m transformers.part_02" in readme
     assert "A feed-forward pass: Starter code" in readme
 
-    one_part = _python(["-m", "transformers.part_02"], cwd=tmp_path)
+    one_part = python_outside(["-m", "transformers.part_02"], cwd=tmp_path)
     assert MARKER in one_part.stdout
     assert "hidden keys: 3" in one_part.stdout
     # The second exercise's last run raised: so does it here, after the first one ran.
     assert "ValueError: not done yet" in one_part.stderr
     assert one_part.returncode == 1
 
-    every_part = _python(["-m", "transformers"], cwd=tmp_path)
+    every_part = python_outside(["-m", "transformers"], cwd=tmp_path)
     assert MARKER in every_part.stdout
     assert "=== Part 4, exercise 1: A feed-forward pass" in every_part.stdout
     assert "starter width: 4" in every_part.stdout  # the starter, which the learner never ran
 
-    from_python = _python(["-c", "from transformers.part_02 import one_query_three_keys as f; f()"], cwd=tmp_path)
+    from_python = python_outside(
+        ["-c", "from transformers.part_02 import one_query_three_keys as f; f()"], cwd=tmp_path
+    )
     assert from_python.returncode == 0, from_python.stderr
     assert MARKER in from_python.stdout
 
@@ -176,7 +172,7 @@ def test_code_that_means_something_else_in_a_function_runs_as_on_the_platform(cl
     for slug in ("uses-global", "reuses-a-builtin", "does-not-compile"):
         assert f"_{slug.replace('-', '_').upper()}_CODE = " in source
 
-    ran = _python(["-m", "transformers.part_04"], cwd=tmp_path)
+    ran = python_outside(["-m", "transformers.part_04"], cwd=tmp_path)
     assert "count is 2" in ran.stdout
     assert "largest 7\nmax is now 3" in ran.stdout
     assert "'first\\n    second\\nthird'" in ran.stdout
@@ -198,7 +194,7 @@ def test_the_demo_course_solutions_run_from_both_downloads(client, learner, tmp_
     filename, content = _download(client, "code_package", course)
     package = filename.removesuffix(".zip")
     _unpack(content, tmp_path / "package")
-    ran = _python(["-m", package], cwd=tmp_path / "package")
+    ran = python_outside(["-m", package], cwd=tmp_path / "package")
     assert ran.returncode == 0, ran.stderr[-3000:]
     assert ran.stdout.count("\n=== Part ") == len(exercises)
 
