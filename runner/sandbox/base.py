@@ -45,6 +45,18 @@ class Limits:
     WALL_CAP_S = 120.0
 
 
+# The sandbox's names for its limits (protocol.limit_reason) -> the limit a Run records.
+LIMIT_FACTS = {
+    "wall": "time",
+    "memory": "memory",
+    "output": "output",
+    "pids": "processes",
+    "file_size": "files",
+    "tmp": "files",
+    "open_files": "files",
+}
+
+
 @dataclass(frozen=True)
 class RunRequest:
     run_id: str
@@ -66,6 +78,9 @@ class RunResult:
     exit_code: int | None = None
     reason: str = ""
     duration_ms: int = 0
+    # Which limit stopped the run, as the Run records it (runner.models.Run.Limit): "none", "time",
+    # "memory", "output", "processes" or "files". The reason says it in words, for people.
+    limit: str = "none"
     # Filled by the backend for observability (e.g. container id, warm/cold).
     details: dict[str, Any] = field(default_factory=dict)
 

@@ -126,6 +126,9 @@ def test_it_streams_from_the_record_without_redis(transactional_db, make_learner
         ],
         finished_at=timezone.now(),
         duration_ms=12,
+        limit=Run.Limit.NONE,
+        cause=Run.Cause.PROGRAM,
+        check_passed=True,
     )
     client = APIClient()
     client.force_authenticate(learner)
@@ -142,5 +145,9 @@ def test_it_streams_from_the_record_without_redis(transactional_db, make_learner
     assert frames[-1] == {
         "id": "2",
         "event": "status",
-        "data": {"type": "status", "status": "succeeded", "exit_code": 0, "reason": "", "duration_ms": 12},
+        "data": {
+            # DESIGN.md's fields, then the facts code reads instead of the reason.
+            **{"type": "status", "status": "succeeded", "exit_code": 0, "reason": "", "duration_ms": 12},
+            **{"limit": "none", "cause": "program", "check_passed": True},
+        },
     }
