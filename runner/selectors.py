@@ -60,7 +60,6 @@ def run_snapshot(*, run_id) -> Run | None:
             "cause",
             "check_passed",
             "duration_ms",
-            "started_at",
             "finished_at",
         )
         .first()

@@ -203,8 +203,9 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
     """Run one queued run to its end. Does nothing for a run that is not queued any more.
 
     A warm run takes milliseconds, so the worker's own part is kept to a few round trips: the
-    claim, one read, a write and a publish for output that arrives while the program runs, and one
-    write and one publish for the rest of the output and the terminal status together."""
+    claim and a publish that says the run is running, one read, a write and a publish for output
+    that arrives while the program runs, and one write and one publish for the rest of the output
+    and the terminal status together."""
     clock = time.perf_counter()
     now = timezone.now()
     worker = worker or socket.gethostname()
@@ -219,6 +220,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
             # running it again) keeps a run that kills its worker from looping.
             _run_finish(run_id=run_id, end=RunEnd.platform(REASON_WORKER_LOST), from_status=(Run.Status.RUNNING,))
         return
+    events.run_running_publish(run_id=run_id)
 
     run = Run.objects.select_related("exercise").get(pk=run_id)
     exercise = run.exercise
