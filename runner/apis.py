@@ -82,14 +82,19 @@ class RunCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         exercise = serializers.IntegerField(help_text="An exercise id from GET /api/exercises/.")
         code = serializers.CharField(
-            allow_blank=True, trim_whitespace=False, help_text="Python source, at most 64 KiB."
+            allow_blank=True,
+            trim_whitespace=False,
+            help_text=f"Python source, at most {settings.RUNNER_MAX_CODE_BYTES} bytes.",
         )
 
     @extend_schema(
         request=InputSerializer,
         responses={
             201: RunOutputSerializer,
-            400: OpenApiResponse(description="Unknown or hidden exercise, code over 64 KiB, malformed JSON."),
+            400: OpenApiResponse(
+                description="Unknown or hidden exercise, code over RUNNER_MAX_CODE_BYTES (64 KiB by default), "
+                "malformed JSON."
+            ),
             403: OpenApiResponse(description="The exercise's course is by invitation and the learner has not joined."),
             429: OpenApiResponse(description="Too many runs queued, running or started this minute; see Retry-After."),
             503: OpenApiResponse(
