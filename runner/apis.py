@@ -146,7 +146,7 @@ class RunStopApi(APIView):
         responses={200: RunOutputSerializer, 404: OpenApiResponse(description="No such run.")},
         summary="Stop a run",
         description="A queued run ends at once; a running one ends within a few seconds (status failed, "
-        'reason "stopped by learner"). A finished run is left as it is.',
+        'cause "learner", limit "none", reason "stopped by learner"). A finished run is left as it is.',
     )
     def post(self, request, run_id):
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)
