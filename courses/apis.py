@@ -1,5 +1,6 @@
 """The courses API: what a signed-in user may run, and the code they keep per exercise."""
 
+from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -7,7 +8,7 @@ from rest_framework.views import APIView
 
 from courses.models import Exercise, ExerciseState
 from courses.selectors import exercise_get_for_user, exercise_list_for_user, exercise_state_get
-from courses.services.progress import MAX_SAVED_CODE_BYTES, exercise_code_save
+from courses.services.progress import exercise_code_save
 
 
 class ExerciseListApi(APIView):
@@ -40,7 +41,9 @@ class ExerciseCodeApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         code = serializers.CharField(
-            allow_blank=True, trim_whitespace=False, help_text=f"Python source, at most {MAX_SAVED_CODE_BYTES} bytes."
+            allow_blank=True,
+            trim_whitespace=False,
+            help_text=f"Python source, at most {settings.RUNNER_MAX_CODE_BYTES} bytes.",
         )
 
     class OutputSerializer(serializers.Serializer):
@@ -77,7 +80,7 @@ class ExerciseCodeApi(APIView):
         request=InputSerializer,
         responses={
             200: OutputSerializer,
-            400: OpenApiResponse(description="Code over 64 KiB, or no code."),
+            400: OpenApiResponse(description="Code over RUNNER_MAX_CODE_BYTES (64 KiB by default), or no code."),
             404: OpenApiResponse(description="No such exercise."),
         },
         summary="Save the learner's code for an exercise",

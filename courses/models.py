@@ -16,10 +16,12 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 
+from ecplatform import limits
+
 WORDS_PER_MINUTE = 200
 # Chapter pages live at /courses/<course>/<chapter>/; these names are the course's own pages.
 RESERVED_CHAPTER_SLUGS = frozenset({"glossary", "complete"})
-TIME_LIMIT_MAX_S = 120
+TIME_LIMIT_MAX_S = limits.WALL_CAP_S
 # Exercises sit in a chapter's Markdown at a line of their own: [[exercise:<slug>]]
 EXERCISE_MARKER_RE = re.compile(r"^\[\[exercise:(?P<slug>[a-z0-9][a-z0-9-]*)\]\]\s*$", re.MULTILINE)
 MODULE_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -158,8 +160,8 @@ class Exercise(models.Model):
     )
     time_limit_s = models.PositiveSmallIntegerField(
         default=20,
-        validators=[MinValueValidator(1), MaxValueValidator(TIME_LIMIT_MAX_S)],
-        help_text=f"Wall-clock limit for one run, 1 to {TIME_LIMIT_MAX_S} seconds.",
+        validators=[MinValueValidator(limits.WALL_MIN_S), MaxValueValidator(TIME_LIMIT_MAX_S)],
+        help_text=f"Wall-clock limit for one run, {limits.WALL_MIN_S} to {TIME_LIMIT_MAX_S} seconds.",
     )
     needs_gpu = models.BooleanField(default=False)
 
@@ -169,7 +171,8 @@ class Exercise(models.Model):
             models.UniqueConstraint(fields=["chapter", "slug"], name="exercise_unique_slug"),
             models.UniqueConstraint(fields=["chapter", "position"], name="exercise_unique_position"),
             models.CheckConstraint(
-                condition=models.Q(time_limit_s__gte=1, time_limit_s__lte=120), name="exercise_time_limit_range"
+                condition=models.Q(time_limit_s__gte=limits.WALL_MIN_S, time_limit_s__lte=TIME_LIMIT_MAX_S),
+                name="exercise_time_limit_range",
             ),
         ]
 

@@ -68,6 +68,9 @@ class RunOutputSerializer(serializers.ModelSerializer):
             "stderr",
             "duration_ms",
             "reason",
+            "limit",
+            "cause",
+            "check_passed",
             "backend",
             "created_at",
             "started_at",
@@ -79,14 +82,19 @@ class RunCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         exercise = serializers.IntegerField(help_text="An exercise id from GET /api/exercises/.")
         code = serializers.CharField(
-            allow_blank=True, trim_whitespace=False, help_text="Python source, at most 64 KiB."
+            allow_blank=True,
+            trim_whitespace=False,
+            help_text=f"Python source, at most {settings.RUNNER_MAX_CODE_BYTES} bytes.",
         )
 
     @extend_schema(
         request=InputSerializer,
         responses={
             201: RunOutputSerializer,
-            400: OpenApiResponse(description="Unknown or hidden exercise, code over 64 KiB, malformed JSON."),
+            400: OpenApiResponse(
+                description="Unknown or hidden exercise, code over RUNNER_MAX_CODE_BYTES (64 KiB by default), "
+                "malformed JSON."
+            ),
             403: OpenApiResponse(description="The exercise's course is by invitation and the learner has not joined."),
             429: OpenApiResponse(description="Too many runs queued, running or started this minute; see Retry-After."),
             503: OpenApiResponse(
@@ -136,7 +144,7 @@ class RunStopApi(APIView):
         responses={200: RunOutputSerializer, 404: OpenApiResponse(description="No such run.")},
         summary="Stop a run",
         description="A queued run ends at once; a running one ends within a few seconds (status failed, "
-        'reason "stopped by learner"). A finished run is left as it is.',
+        'cause "learner", limit "none", reason "stopped by learner"). A finished run is left as it is.',
     )
     def post(self, request, run_id):
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)
@@ -171,6 +179,11 @@ def _sse(index: int, event: dict, name: str | None = None) -> str:
     return f"{head}data: {json.dumps(event)}\n\n"
 
 
+# No `id:` line: the running event is not one of the run's outputs, so it leaves the index a
+# reconnecting browser resumes from (Last-Event-ID) as it was.
+RUNNING_FRAME = f"event: running\ndata: {json.dumps(events.RUNNING_EVENT)}\n\n"
+
+
 def _run_snapshot_released(run_id) -> Run | None:
     """Reads the row, then hands the connection back (to the pool, under PostgreSQL) in the thread
     that used it: a stream waits far longer than it reads, and a connection held per open stream
@@ -181,9 +194,15 @@ def _run_snapshot_released(run_id) -> Run | None:
         connections.close_all()
 
 
-async def run_event_stream(*, run_id, after: int = -1, slot: events.StreamSlot | None = None):
+async def run_event_stream(
+    *, run_id, after: int = -1, slot: events.StreamSlot | None = None, announce_running: bool = False
+):
     """Yields SSE frames: every output event after index `after`, live as they come, then the
-    status event (`event: status`), then ends. Holds no database connection while it waits."""
+    status event (`event: status`), then ends. Holds no database connection while it waits.
+
+    With `announce_running`, also one `event: running` frame once the run is seen running (a
+    worker claimed it), so a client needs no status poll to tell a queued run from a running one.
+    Only clients that ask get it: the stream without it is DESIGN.md's, output events and status."""
     snapshot = sync_to_async(_run_snapshot_released, thread_sensitive=False)
     renew = sync_to_async(slot.renew, thread_sensitive=False) if slot is not None else None
     subscription = None
@@ -194,6 +213,7 @@ async def run_event_stream(*, run_id, after: int = -1, slot: events.StreamSlot |
         except redis.RedisError:
             log.warning("run events: Redis unavailable, polling run %s", run_id, exc_info=True)
     sent = after
+    running_told = not announce_running
     now = time.monotonic()
     last_write = last_read = last_renew = now
     renew_every_s = float(settings.RUNNER_STREAM_SLOT_TTL_S) / 3
@@ -205,6 +225,9 @@ async def run_event_stream(*, run_id, after: int = -1, slot: events.StreamSlot |
                 last_read = time.monotonic()
                 if run is None:
                     return
+                if not running_told and run.status == Run.Status.RUNNING:
+                    yield RUNNING_FRAME
+                    running_told = True
                 for index in range(sent + 1, len(run.outputs)):
                     yield _sse(index, run.outputs[index])
                     sent = index
@@ -226,7 +249,12 @@ async def run_event_stream(*, run_id, after: int = -1, slot: events.StreamSlot |
                     continue
                 seq = (message or {}).get("seq")
                 event = (message or {}).get("event") or {}
-                if message is None or not isinstance(seq, int):
+                if event.get("type") == "running" and seq is None:
+                    if not running_told:
+                        yield RUNNING_FRAME
+                        running_told = True
+                        last_write = time.monotonic()
+                elif message is None or not isinstance(seq, int):
                     need_read = time.monotonic() - last_read >= QUIET_RECHECK_S
                 elif seq == sent + 1 and event.get("type") == "status":
                     # The status is published after the row is written, with every event before it
@@ -255,9 +283,9 @@ class RunEventStream:
     """The response body: iterates the stream; Django calls close() when the response ends (the
     client left, or the stream finished), even if iteration never started, and the slot goes back."""
 
-    def __init__(self, *, run_id, after: int, slot: events.StreamSlot):
+    def __init__(self, *, run_id, after: int, slot: events.StreamSlot, announce_running: bool = False):
         self.slot = slot
-        self._events = run_event_stream(run_id=run_id, after=after, slot=slot)
+        self._events = run_event_stream(run_id=run_id, after=after, slot=slot, announce_running=announce_running)
 
     def __aiter__(self):
         return self._events
@@ -292,7 +320,15 @@ class RunEventsApi(APIView):
                 OpenApiParameter.HEADER,
                 required=False,
                 description="Resume after this event index (sent by browsers on reconnect).",
-            )
+            ),
+            OpenApiParameter(
+                "running",
+                OpenApiTypes.INT,
+                OpenApiParameter.QUERY,
+                required=False,
+                description='1: also send one `event: running` frame (data {"type": "running"}, no id) '
+                "when a worker has claimed the run, before its first output.",
+            ),
         ],
         responses={
             (200, "text/event-stream"): OpenApiTypes.STR,
@@ -302,7 +338,7 @@ class RunEventsApi(APIView):
         summary="Stream a run's events",
         description="Server-sent events: each output event as `data: <json>` with `id: <index in outputs>`, "
         'then one `event: status` whose data is {"type": "status", "status", "exit_code", "reason", '
-        '"duration_ms"}, then the stream ends.',
+        '"duration_ms", "limit", "cause", "check_passed"}, then the stream ends.',
     )
     def get(self, request, run_id):
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)
@@ -319,7 +355,8 @@ class RunEventsApi(APIView):
         # The stream reads the row itself; the connection this request used goes back to the pool
         # now, not when the stream ends.
         connections.close_all()
-        body = RunEventStream(run_id=run.pk, after=after, slot=slot)
+        announce_running = request.query_params.get("running") == "1"
+        body = RunEventStream(run_id=run.pk, after=after, slot=slot, announce_running=announce_running)
         response = StreamingHttpResponse(body, content_type="text/event-stream")
         response["Cache-Control"] = "no-cache"
         response["X-Accel-Buffering"] = "no"  # nginx: pass events through as they come

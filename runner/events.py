@@ -4,8 +4,9 @@ The Run row stays the record; a message here only tells listeners that the row h
 carries the event itself, so a listener that is up to date needs no database read). Where no
 Redis is configured, publishing does nothing and listeners poll the row instead.
 
-A message is JSON: {"seq": <index in Run.outputs>, "event": {...}} for an output event, and
-{"seq": <len(outputs)>, "event": {"type": "status", ...}} once the run has ended.
+A message is JSON: {"seq": <index in Run.outputs>, "event": {...}} for an output event,
+{"seq": <len(outputs)>, "event": {"type": "status", ...}} once the run has ended, and
+{"seq": null, "event": {"type": "running"}} when a worker has claimed the run (before any output).
 """
 
 import json
@@ -52,6 +53,20 @@ def run_events_publish(*, run_id, events: list[tuple[int, dict]]) -> None:
         pipe.execute()
     except redis.RedisError:
         log.warning("could not publish an event of run %s", run_id, exc_info=True)
+
+
+RUNNING_EVENT = {"type": "running"}
+
+
+def run_running_publish(*, run_id) -> None:
+    """A worker claimed the run: listeners can show it running before its first output. Best
+    effort, like every message here: a stream that misses it finds the status on the row."""
+    if not pubsub_enabled():
+        return
+    try:
+        _client(settings.REDIS_URL).publish(run_channel(run_id), json.dumps({"seq": None, "event": RUNNING_EVENT}))
+    except redis.RedisError:
+        log.warning("could not publish that run %s is running", run_id, exc_info=True)
 
 
 class RunEventSubscription:

@@ -129,11 +129,15 @@ class Run(models.Model):
         return self.status in self.TERMINAL
 
     def status_event(self) -> dict:
-        """The event that ends a run's event stream."""
+        """The event that ends a run's event stream: DESIGN.md's fields, then the facts (which limit
+        stopped the run, who ended it, the check's verdict) that code reads instead of `reason`."""
         return {
             "type": "status",
             "status": self.status,
             "exit_code": self.exit_code,
             "reason": self.reason,
             "duration_ms": self.duration_ms,
+            "limit": self.limit,
+            "cause": self.cause,
+            "check_passed": self.check_passed,
         }

@@ -50,7 +50,18 @@ def run_snapshot(*, run_id) -> Run | None:
     """The fields an event stream needs, read fresh."""
     return (
         Run.objects.filter(pk=run_id)
-        .only("id", "status", "outputs", "exit_code", "reason", "duration_ms", "finished_at")
+        .only(
+            "id",
+            "status",
+            "outputs",
+            "exit_code",
+            "reason",
+            "limit",
+            "cause",
+            "check_passed",
+            "duration_ms",
+            "finished_at",
+        )
         .first()
     )
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import math
 import socket
-import threading
 import time
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -28,13 +28,10 @@ from courses.selectors import course_modules_for_exercise
 from courses.services.progress import exercise_record_pass
 from runner import events, selectors, signals
 from runner.models import Run
+from runner.recorder import Recording, RunRecorder, column_text, sandbox_stop
 from runner.sandbox.base import Limits, RunRequest, RunResult
 
 log = logging.getLogger(__name__)
-
-# Events arriving within this window are stored and published together (stream text of the same
-# stream is merged), so an endless print costs a few writes a second, not one per line.
-FLUSH_INTERVAL_S = 0.1
 
 REASON_BROKER_UNAVAILABLE = "broker unavailable"
 REASON_WORKER_LOST = "worker lost"
@@ -42,6 +39,42 @@ REASON_WORKER_STOPPED = "worker stopped responding"
 REASON_NEVER_STARTED = "no worker picked the run up"
 REASON_STOPPED = "stopped by learner"
 REASON_PLATFORM_FAULT = "the platform failed to record the run's end (a fault of ours, not of the program)"
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run ended, as its terminal write stores it: the status; the facts code reads (which
+    limit stopped it, who ended it); the sentence people read; and what the sandbox measured."""
+
+    status: str
+    cause: str
+    reason: str = ""
+    limit: str = Run.Limit.NONE
+    exit_code: int | None = None
+    duration_ms: int | None = None
+
+    @classmethod
+    def platform(cls, reason: str, **measured) -> RunEnd:
+        """A run the platform ended or failed (a broken sandbox, a lost worker): status error."""
+        return cls(status=Run.Status.ERROR, cause=Run.Cause.PLATFORM, reason=reason, **measured)
+
+    @classmethod
+    def stopped_by_learner(cls, **measured) -> RunEnd:
+        return cls(status=Run.Status.FAILED, cause=Run.Cause.LEARNER, reason=REASON_STOPPED, **measured)
+
+    @classmethod
+    def from_sandbox(cls, result: RunResult, *, stop_seen: bool) -> RunEnd:
+        """The end of a run the worker ran: the sandbox's verdict, unless the learner pressed Stop
+        (a run stopped while it succeeded stays a success)."""
+        measured = {"exit_code": result.exit_code, "duration_ms": result.duration_ms}
+        if result.status not in Run.TERMINAL:
+            return cls.platform(f"sandbox returned an unknown status {result.status!r}", **measured)
+        if stop_seen and result.status != Run.Status.SUCCEEDED:
+            return cls.stopped_by_learner(**measured)
+        if result.status == Run.Status.ERROR:
+            return cls.platform(result.reason, **measured)
+        limit = result.limit if result.limit in Run.Limit.values else Run.Limit.NONE
+        return cls(status=result.status, cause=Run.Cause.PROGRAM, reason=result.reason, limit=limit, **measured)
 
 
 class RunCapReached(Exception):
@@ -128,7 +161,7 @@ def _run_enqueue(*, run: Run) -> None:
         # Whatever the transport raises when it cannot connect: the run must not stay queued
         # with no message behind it.
         log.error("could not queue run %s: %s", run.id, exc)
-        _run_finish(run_id=run.id, status=Run.Status.ERROR, reason=REASON_BROKER_UNAVAILABLE, from_status=Run.ACTIVE)
+        _run_finish(run_id=run.id, end=RunEnd.platform(REASON_BROKER_UNAVAILABLE), from_status=Run.ACTIVE)
         run.refresh_from_db()
         raise RunBrokerUnavailable(run) from exc
 
@@ -140,7 +173,7 @@ def run_request_stop(*, run: Run) -> Run:
     """A queued run ends at once; a running one ends when its worker sees the flag (within
     RUNNER_HEARTBEAT_S). A finished run is left as it is."""
     if Run.objects.filter(pk=run.pk, status=Run.Status.QUEUED).exists():
-        _run_finish(run_id=run.pk, status=Run.Status.FAILED, reason=REASON_STOPPED, from_status=(Run.Status.QUEUED,))
+        _run_finish(run_id=run.pk, end=RunEnd.stopped_by_learner(), from_status=(Run.Status.QUEUED,))
     Run.objects.filter(pk=run.pk, status=Run.Status.RUNNING).update(stop_requested=True)
     run.refresh_from_db()
     return run
@@ -160,8 +193,9 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
     """Run one queued run to its end. Does nothing for a run that is not queued any more.
 
     A warm run takes milliseconds, so the worker's own part is kept to a few round trips: the
-    claim, one read, a write and a publish for output that arrives while the program runs, and one
-    write and one publish for the rest of the output and the terminal status together."""
+    claim and a publish that says the run is running, one read, a write and a publish for output
+    that arrives while the program runs, and one write and one publish for the rest of the output
+    and the terminal status together."""
     clock = time.perf_counter()
     now = timezone.now()
     worker = worker or socket.gethostname()
@@ -174,10 +208,9 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
             # The broker hands a message back only when the worker that took it died before
             # acknowledging it; that worker's run was cut short. Ending it here (rather than
             # running it again) keeps a run that kills its worker from looping.
-            _run_finish(
-                run_id=run_id, status=Run.Status.ERROR, reason=REASON_WORKER_LOST, from_status=(Run.Status.RUNNING,)
-            )
+            _run_finish(run_id=run_id, end=RunEnd.platform(REASON_WORKER_LOST), from_status=(Run.Status.RUNNING,))
         return
+    events.run_running_publish(run_id=run_id)
 
     run = Run.objects.select_related("exercise").get(pk=run_id)
     exercise = run.exercise
@@ -192,7 +225,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         owner=str(run.user_id),
         modules=course_modules_for_exercise(exercise=exercise),
     )
-    recorder = _RunRecorder(run_id=run.pk, backend=backend)
+    recorder = RunRecorder(run_id=run.pk, backend=backend)
     recorder.start()
     claimed_at = time.perf_counter()
     try:
@@ -225,35 +258,18 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
     )
 
 
-def _run_end(*, run: Run, recorder: _RunRecorder, result: RunResult) -> str:
+def _run_end(*, run: Run, recorder: RunRecorder, result: RunResult) -> str:
     """The last write of a run the worker ran: its output, status and summary together. Returns
     the status it wrote."""
-    run_id = run.pk
-    last_batch = recorder.stop()
-    status, reason = result.status, result.reason
-    if status not in Run.TERMINAL:
-        status, reason = Run.Status.ERROR, f"sandbox returned an unknown status {status!r}"
-    if recorder.stop_seen and status != Run.Status.SUCCEEDED:
-        status, reason = Run.Status.FAILED, REASON_STOPPED
-    ended = _run_finish(
-        run_id=run_id,
-        status=status,
-        reason=reason,
-        exit_code=result.exit_code,
-        duration_ms=result.duration_ms,
-        from_status=(Run.Status.RUNNING,),
-        # The last output, and what the dashboards count, in the same write as the status: whoever
-        # sees the run ended sees all of it.
-        recorder=recorder,
-        last_batch=last_batch,
-        warm=result.details.get("warm"),
-    )
-    if ended and status == Run.Status.SUCCEEDED and _check_passed(recorder.events):
+    recording = recorder.stop(warm=result.details.get("warm"))
+    end = RunEnd.from_sandbox(result, stop_seen=recorder.stop_seen)
+    ended = _run_finish_recorded(run_id=run.pk, end=end, recording=recording)
+    if ended and end.status == Run.Status.SUCCEEDED and _check_passed(recording.events):
         exercise_record_pass(user=run.user, exercise=run.exercise)
-    return status
+    return end.status
 
 
-def _run_end_after_fault(*, run_id, recorder: _RunRecorder) -> None:
+def _run_end_after_fault(*, run_id, recorder: RunRecorder) -> None:
     """Ends a run whose last write failed: the status and a reason alone (the output stored while
     it ran stays), on a connection that works."""
     try:
@@ -262,9 +278,7 @@ def _run_end_after_fault(*, run_id, recorder: _RunRecorder) -> None:
         log.exception("run %s recorder did not stop", run_id)
     connection.close_if_unusable_or_obsolete()
     try:
-        _run_finish(
-            run_id=run_id, status=Run.Status.ERROR, reason=REASON_PLATFORM_FAULT, from_status=(Run.Status.RUNNING,)
-        )
+        _run_finish(run_id=run_id, end=RunEnd.platform(REASON_PLATFORM_FAULT), from_status=(Run.Status.RUNNING,))
     except Exception:
         log.exception("could not end run %s after a fault; the sweeper will", run_id)
 
@@ -274,7 +288,7 @@ def run_summary_fields(*, outputs: list[dict]) -> dict:
     error = next((e for e in outputs if e.get("type") == "error"), None)
     check = next((e for e in outputs if e.get("type") == "check"), None)
     return {
-        "error_name": _column_text(str(error.get("ename") or ""))[:100] if error else "",
+        "error_name": column_text(str(error.get("ename") or ""))[:100] if error else "",
         "check_passed": (check.get("passed") is True) if check else None,
     }
 
@@ -283,30 +297,61 @@ def _check_passed(outputs: list[dict]) -> bool:
     return any(event.get("type") == "check" and event.get("passed") is True for event in outputs)
 
 
-def _run_finish(
-    *,
-    run_id,
-    status: str,
-    reason: str,
-    from_status: tuple[str, ...],
-    exit_code: int | None = None,
-    duration_ms: int | None = None,
-    recorder: _RunRecorder | None = None,
-    last_batch: tuple[int, list[dict]] = (0, []),
-    warm: bool | None = None,
-) -> bool:
-    """Write a terminal status (only over one of `from_status`: a finished run stays finished)
-    and tell listeners. With the worker's `recorder`, the same write stores the output
-    and its summary, and the same message carries `last_batch`, the events not yet published.
-    Returns whether this call ended the run."""
-    now = timezone.now()
-    fields: dict[str, Any] = {"status": status, "reason": _column_text(reason or "")[:500], "finished_at": now}
-    if exit_code is not None:
-        fields["exit_code"] = exit_code
-    if duration_ms is not None:
-        fields["duration_ms"] = max(0, int(duration_ms))
-    if recorder is not None:
-        fields.update(recorder.row_fields(), **run_summary_fields(outputs=recorder.events), warm=warm)
+# --- the terminal write ------------------------------------------------------------------------------
+# A run ends exactly once: each of the two functions below writes its end over one of the statuses
+# it may end from (a finished run stays finished), tells `run_finished` listeners in the same
+# transaction, then publishes the status event. Both return whether this call ended the run.
+
+
+def _run_finish(*, run_id, end: RunEnd, from_status: tuple[str, ...]) -> bool:
+    """Ends a run from outside its worker's recording (a Stop while queued, the sweeper, a lost
+    worker, a fault): the output already stored stays as it is."""
+    if not _run_end_write(run_id=run_id, fields=_run_end_fields(end), from_status=from_status):
+        return False
+    run = selectors.run_snapshot(run_id=run_id)
+    if run is not None:
+        events.run_events_publish(run_id=run_id, events=[(len(run.outputs), run.status_event())])
+    return True
+
+
+def _run_finish_recorded(*, run_id, end: RunEnd, recording: Recording) -> bool:
+    """The worker's last write: the output, its summary and the end in one write (whoever sees the
+    run ended sees all of it), then one message with the unpublished events and the status."""
+    summary = run_summary_fields(outputs=recording.events)
+    fields = {**_run_end_fields(end), **recording.row_fields(), **summary, "warm": recording.warm}
+    if not _run_end_write(run_id=run_id, fields=fields, from_status=(Run.Status.RUNNING,)):
+        return False
+    status_event = Run(
+        status=end.status,
+        reason=fields["reason"],
+        exit_code=end.exit_code,
+        duration_ms=fields.get("duration_ms"),
+        limit=end.limit,
+        cause=end.cause,
+        check_passed=summary["check_passed"],
+    ).status_event()
+    first, batch = recording.unpublished
+    seq = len(recording.events)
+    events.run_events_publish(run_id=run_id, events=[*enumerate(batch, start=first), (seq, status_event)])
+    return True
+
+
+def _run_end_fields(end: RunEnd) -> dict[str, Any]:
+    fields: dict[str, Any] = {
+        "status": end.status,
+        "reason": column_text(end.reason or "")[:500],
+        "limit": end.limit,
+        "cause": end.cause,
+        "finished_at": timezone.now(),
+    }
+    if end.exit_code is not None:
+        fields["exit_code"] = end.exit_code
+    if end.duration_ms is not None:
+        fields["duration_ms"] = max(0, int(end.duration_ms))
+    return fields
+
+
+def _run_end_write(*, run_id, fields: dict[str, Any], from_status: tuple[str, ...]) -> bool:
     with transaction.atomic():
         ended = Run.objects.filter(pk=run_id, status__in=from_status).update(**fields)
         if not ended:
@@ -315,147 +360,10 @@ def _run_finish(
             # In the same transaction: a summary kept from this signal is never ahead of, or
             # behind, the run it counts.
             row = Run.objects.values("user_id", "exercise_id", "check_passed", "limit", "cause").get(pk=run_id)
-            signals.run_finished.send(sender=Run, run_id=run_id, status=status, finished_at=now, **row)
-    if recorder is not None:
-        seq = len(recorder.events)
-        status_event = Run(
-            status=status, reason=fields["reason"], exit_code=exit_code, duration_ms=fields.get("duration_ms")
-        ).status_event()
-    else:
-        run = selectors.run_snapshot(run_id=run_id)
-        if run is None:
-            return True
-        seq, status_event = len(run.outputs), run.status_event()
-    first, batch = last_batch
-    events.run_events_publish(run_id=run_id, events=[*enumerate(batch, start=first), (seq, status_event)])
+            signals.run_finished.send(
+                sender=Run, run_id=run_id, status=fields["status"], finished_at=fields["finished_at"], **row
+            )
     return True
-
-
-def _column_text(value: str) -> str:
-    # Events come validated from the sandbox's collector (runner/sandbox/protocol.py: UTF-8,
-    # lengths, no NUL but in stream text, which is stored as JSON text, see EventListField).
-    # PostgreSQL text columns refuse NUL: the stdout/stderr copies, and a reason the platform wrote
-    # from an exception's text, show it as U+FFFD.
-    return value.replace("\x00", "\ufffd")
-
-
-def _is_stream(event: dict) -> bool:
-    return event.get("type") == "stream" and set(event) == {"type", "name", "text"}
-
-
-def _merge_streams(batch: list[dict]) -> list[dict]:
-    merged: list[dict] = []
-    for event in batch:
-        if merged and _is_stream(event) and _is_stream(merged[-1]) and merged[-1]["name"] == event["name"]:
-            merged[-1] = {**merged[-1], "text": merged[-1]["text"] + event["text"]}
-        else:
-            merged.append(event)
-    return merged
-
-
-class _RunRecorder:
-    """Takes events from the backend (any thread) and, from its own thread, stores them on the Run
-    row and publishes them at most every FLUSH_INTERVAL_S, touches the heartbeat, and watches the
-    stop flag. The backend never waits on the database."""
-
-    def __init__(self, *, run_id, backend):
-        self.run_id = run_id
-        self.backend = backend
-        self.events: list[dict] = []
-        self.stdout = ""
-        self.stderr = ""
-        self.stop_seen = False
-        self._pending: list[dict] = []
-        self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name=f"run-{run_id}-recorder", daemon=True)
-
-    def add(self, event: dict) -> None:
-        with self._lock:
-            self._pending.append(event)
-        self._wake.set()
-
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> tuple[int, list[dict]]:
-        """Ends the recorder; returns the events it took but did not store or publish (the first
-        one's index, and the events), which the run's last write stores with the status."""
-        self._done.set()
-        self._wake.set()
-        self._thread.join()
-        return self._take()
-
-    def row_fields(self) -> dict:
-        return {"outputs": self.events, "stdout": _column_text(self.stdout), "stderr": _column_text(self.stderr)}
-
-    def _loop(self) -> None:
-        heartbeat_s = settings.RUNNER_HEARTBEAT_S
-        last_beat = time.monotonic()
-        try:
-            while not self._done.is_set():
-                woke = self._wake.wait(timeout=heartbeat_s)
-                if self._done.is_set():
-                    break
-                if woke:
-                    self._wake.clear()
-                    # Batch what comes within the interval. A run that ends meanwhile does not wait:
-                    # its output is then stored and published once, with its status (most warm
-                    # runs end well inside the interval).
-                    if self._done.wait(FLUSH_INTERVAL_S):
-                        break
-                    self._flush()
-                if time.monotonic() - last_beat >= heartbeat_s:
-                    last_beat = time.monotonic()
-                    self._beat()
-        except Exception:
-            log.exception("run %s recorder stopped", self.run_id)
-        finally:
-            connection.close()
-
-    def _beat(self) -> None:
-        Run.objects.filter(pk=self.run_id).update(heartbeat_at=timezone.now())
-        if not self.stop_seen and Run.objects.filter(pk=self.run_id, stop_requested=True).exists():
-            self.stop_seen = True
-            _sandbox_stop(backend=self.backend, run_id=str(self.run_id))
-
-    def _take(self) -> tuple[int, list[dict]]:
-        """Moves the pending events onto the run's list; returns the first one's index and them."""
-        with self._lock:
-            batch, self._pending = self._pending, []
-        first = len(self.events)
-        batch = _merge_streams(batch)
-        self.events.extend(batch)
-        cap = settings.RUNNER_TEXT_CAP
-        for event in batch:
-            if event.get("type") == "stream" and isinstance(event.get("text"), str):
-                if event.get("name") == "stderr":
-                    self.stderr = (self.stderr + event["text"])[:cap]
-                else:
-                    self.stdout = (self.stdout + event["text"])[:cap]
-        return first, batch
-
-    def _flush(self) -> None:
-        first, batch = self._take()
-        if not batch:
-            return
-        # The row first, then the news: a listener that reads the row after a message finds it.
-        Run.objects.filter(pk=self.run_id).update(**self.row_fields(), heartbeat_at=timezone.now())
-        events.run_events_publish(run_id=self.run_id, events=list(enumerate(batch, start=first)))
-
-
-def _sandbox_stop(*, backend, run_id: str) -> None:
-    """Ends a run's sandbox now, where the backend can (`stop(run_id)`); otherwise the sandbox
-    ends at its wall limit and the stray cleanup removes what is left."""
-    stop = getattr(backend, "stop", None)
-    if stop is None:
-        log.warning("backend %s cannot stop run %s early", backend.name, run_id)
-        return
-    try:
-        stop(run_id)
-    except Exception:
-        log.exception("could not stop run %s", run_id)
 
 
 # --- sweep -----------------------------------------------------------------------------------------
@@ -470,11 +378,11 @@ def run_sweep(*, stale_after_s: float | None = None, queued_max_s: float | None 
     ended = 0
     for run in selectors.run_list_stale(stale_after_s=stale_after_s, queued_max_s=queued_max_s):
         reason = REASON_WORKER_STOPPED if run.status == Run.Status.RUNNING else REASON_NEVER_STARTED
-        if _run_finish(run_id=run.pk, status=Run.Status.ERROR, reason=reason, from_status=(run.status,)):
+        if _run_finish(run_id=run.pk, end=RunEnd.platform(reason), from_status=(run.status,)):
             ended += 1
             if run.status == Run.Status.RUNNING:
                 # Its worker is gone, but its sandbox may still run (a container outlives a worker).
-                _sandbox_stop(backend=backend or run_backend(), run_id=str(run.pk))
+                sandbox_stop(backend=backend or run_backend(), run_id=str(run.pk))
     if ended:
         log.warning("sweeper ended %d runs", ended)
     run_sandboxes_cleanup(backend=backend)
@@ -487,11 +395,9 @@ def run_worker_started(*, worker: str) -> int:
     ended = 0
     if worker:
         for run_id in Run.objects.filter(status=Run.Status.RUNNING, worker=worker).values_list("pk", flat=True):
-            if _run_finish(
-                run_id=run_id, status=Run.Status.ERROR, reason=REASON_WORKER_LOST, from_status=(Run.Status.RUNNING,)
-            ):
+            if _run_finish(run_id=run_id, end=RunEnd.platform(REASON_WORKER_LOST), from_status=(Run.Status.RUNNING,)):
                 ended += 1
-                _sandbox_stop(backend=run_backend(), run_id=str(run_id))
+                sandbox_stop(backend=run_backend(), run_id=str(run_id))
     run_sandboxes_cleanup()
     _sandbox_problems_say()
     # The worker's main process keeps no database connection open while it waits for messages.

@@ -24,6 +24,7 @@ from django.conf import settings
 from courses.models import Chapter, Exercise, ExerciseValidation
 from courses.services.content_io import ContentError, ExerciseSpec, _check_python
 from courses.services.validation import Validation, _check_exercise, _Run
+from ecplatform import limits
 from runner.sandbox import backend_shared
 from runner.sandbox.harness import CHECK_BROKEN
 
@@ -31,7 +32,7 @@ from runner.sandbox.harness import CHECK_BROKEN
 VALIDATION_OWNER = "admin-validate"
 OUTPUT_SHOWN = 4000
 # Two runs at the cap, a cold start, and the queue: past this the admin is told no worker answered.
-WORKER_WAIT_S = 2 * 120 + 60
+WORKER_WAIT_S = 2 * limits.WALL_CAP_S + 60
 REPLY_TTL_S = 600
 
 

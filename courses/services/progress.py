@@ -2,13 +2,12 @@
 
 import re
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
 from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState, QuizAnswer
-
-MAX_SAVED_CODE_BYTES = 64 * 1024
 
 
 def enrolment_touch(*, user, course: Course, chapter: Chapter | None = None, place: str = "") -> Enrolment:
@@ -22,8 +21,10 @@ def enrolment_touch(*, user, course: Course, chapter: Chapter | None = None, pla
 
 
 def exercise_code_save(*, user, exercise: Exercise, code: str) -> ExerciseState:
-    if len(code.encode()) > MAX_SAVED_CODE_BYTES:
-        raise ValueError(f"Code is over {MAX_SAVED_CODE_BYTES // 1024} KiB.")
+    # The same cap as for running it (ecplatform/limits.py CODE_BYTES): what can be run can be saved.
+    limit = settings.RUNNER_MAX_CODE_BYTES
+    if len(code.encode()) > limit:
+        raise ValueError(f"Code is over {limit // 1024} KiB.")
     state, _ = ExerciseState.objects.update_or_create(
         user=user, exercise=exercise, defaults={"code": code, "code_saved_at": timezone.now()}
     )

@@ -130,21 +130,17 @@ function exerciseMount(section) {
       output.showProblem(runProblemText(error));
       return;
     }
-    let checkPassed = false;
     current = { runId: created.id };
     current.follow = runFollow({
       api,
       runId: created.id,
       onRunning: () => output.setStatus("Running…", "busy"),
-      onEvent: (event) => {
-        if (event.type === "check" && event.passed === true) checkPassed = true;
-        output.add(event);
-      },
+      onEvent: (event) => output.add(event),
       onEnd: (statusEvent) => {
         current = null;
         setRunning(false);
         output.showStatusEvent(statusEvent);
-        if (statusEvent.status === "succeeded" && checkPassed) {
+        if (statusEvent.status === "succeeded" && statusEvent.check_passed === true) {
           doneBadge.hidden = false;
           section.classList.add("is-done");
         }

@@ -1,29 +1,36 @@
-// The Output pane: a status line and the run's events as the learner should read them.
-
-const STOPPED_BY_LEARNER = "stopped by learner";
+// The Output pane: a status line and the run's events as the learner should read them. What
+// happened is read from the run's facts (`cause`, `limit`); the `reason` is shown, never parsed.
 
 function seconds(ms) {
   const s = (ms || 0) / 1000;
   return s < 10 ? s.toFixed(1) : s < 100 ? s.toFixed(1).replace(/\.0$/, "") : Math.round(s).toString();
 }
 
+const LIMIT_WORDS = {
+  time: "time limit",
+  memory: "memory limit",
+  output: "output limit",
+  processes: "process limit",
+  files: "file limit",
+};
+
 /** "Finished in 0.4 s", "Stopped: time limit 20 s", "Stopped by you", ... from a status event. */
-export function statusText({ status, reason, duration_ms: durationMs }) {
+export function statusText({ status, reason, duration_ms: durationMs, cause, limit }) {
   reason = reason || "";
   if (status === "queued") return "Queued…";
   if (status === "running") return "Running…";
   if (status === "succeeded") return `Finished in ${seconds(durationMs)} s`;
-  if (reason === STOPPED_BY_LEARNER) return "Stopped by you";
+  if (cause === "learner") return "Stopped by you";
+  if (LIMIT_WORDS[limit]) return `Stopped: ${reason || LIMIT_WORDS[limit]}`;
   if (status === "timed_out") return `Stopped: ${reason || "time limit"}`;
-  if (status === "failed" && /limit/.test(reason)) return `Stopped: ${reason}`;
   if (status === "failed") return durationMs != null ? `Failed after ${seconds(durationMs)} s` : "Failed";
   return `Could not run your code${reason ? `: ${reason}` : ""}. Try again in a moment.`;
 }
 
-function statusTone(status, reason) {
+function statusTone({ status, cause }) {
   if (status === "succeeded") return "ok";
   if (status === "queued" || status === "running") return "busy";
-  if (reason === STOPPED_BY_LEARNER) return "neutral";
+  if (cause === "learner") return "neutral";
   return "bad";
 }
 
@@ -56,7 +63,7 @@ export class OutputPane {
   }
 
   showStatusEvent(event) {
-    this.setStatus(statusText(event), statusTone(event.status, event.reason));
+    this.setStatus(statusText(event), statusTone(event));
     if (event.status === "succeeded" && this.body.childElementCount === 0) {
       this.body.append(el("p", "out-note", "Your code ran and printed nothing."));
     }

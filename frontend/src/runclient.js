@@ -3,7 +3,6 @@
 
 const TERMINAL = new Set(["succeeded", "failed", "timed_out", "error"]);
 const POLL_MS = 500;
-const STATUS_POLL_MS = 1000;
 
 export class ApiError extends Error {
   constructor(status, detail, retryAfter) {
@@ -61,10 +60,17 @@ function errorDetail(data) {
   return "";
 }
 
+/** The status event a polled run stands for (the same fields the stream's status event has). */
+function statusEventOf(run) {
+  const { status, exit_code, reason, duration_ms, limit, cause, check_passed } = run;
+  return { type: "status", status, exit_code, reason, duration_ms, limit, cause, check_passed };
+}
+
 /**
- * Follow a run until it ends: its events as they come over SSE, or by polling the run when
- * EventSource fails. Calls onEvent(event) for each output event in order, onRunning() once the
- * run has started, and onEnd(statusEvent) once. Returns { close }.
+ * Follow a run until it ends: its events as they come over SSE (which also says when a worker
+ * has claimed the run), or by polling the run only when the stream cannot be opened or breaks.
+ * Calls onEvent(event) for each output event in order, onRunning() once the run has started,
+ * and onEnd(statusEvent) once. Returns { close }.
  */
 export function runFollow({ api, runId, onEvent, onRunning, onEnd }) {
   let delivered = 0; // output events passed to onEvent so far (their index in the run's outputs)
@@ -72,7 +78,6 @@ export function runFollow({ api, runId, onEvent, onRunning, onEnd }) {
   let running = false;
   let source = null;
   let pollTimer = null;
-  let statusTimer = null;
 
   function markRunning() {
     if (!running && !ended) {
@@ -99,14 +104,13 @@ export function runFollow({ api, runId, onEvent, onRunning, onEnd }) {
     if (source) source.close();
     source = null;
     clearTimeout(pollTimer);
-    clearTimeout(statusTimer);
   }
 
   function fromRun(run) {
     (run.outputs || []).slice(delivered).forEach((event, offset) => deliver(delivered + offset, event));
     if (run.status === "running") markRunning();
     if (TERMINAL.has(run.status)) {
-      finish({ type: "status", status: run.status, reason: run.reason, duration_ms: run.duration_ms, exit_code: run.exit_code });
+      finish(statusEventOf(run));
     }
   }
 
@@ -116,42 +120,29 @@ export function runFollow({ api, runId, onEvent, onRunning, onEnd }) {
       fromRun(await api.runGet(runId));
     } catch (error) {
       if (error.status === 404) {
-        finish({ type: "status", status: "error", reason: "the run is gone" });
+        finish({ type: "status", status: "error", reason: "the run is gone", cause: "platform", limit: "none" });
         return;
       }
     }
     if (!ended) pollTimer = setTimeout(poll, POLL_MS);
   }
 
-  // The stream carries output and the end, not the move from queued to running: a light look
-  // at the run shows that until the first event arrives.
-  async function watchStatus() {
-    if (ended || running || source === null) return;
-    try {
-      const run = await api.runGet(runId);
-      if (run.status === "running") markRunning();
-    } catch {
-      // The stream or the fallback reports real trouble.
-    }
-    if (!ended && !running) statusTimer = setTimeout(watchStatus, STATUS_POLL_MS);
-  }
-
   if (typeof EventSource === "function") {
-    source = new EventSource(`/api/runs/${runId}/events/`, { withCredentials: true });
+    // running=1: the stream also says when a worker claims the run, so nothing polls beside it.
+    source = new EventSource(`/api/runs/${runId}/events/?running=1`, { withCredentials: true });
     source.onmessage = (message) => {
       const index = parseInt(message.lastEventId, 10);
       deliver(Number.isFinite(index) ? index : delivered, JSON.parse(message.data));
     };
+    source.addEventListener("running", markRunning);
     source.addEventListener("status", (message) => finish(JSON.parse(message.data)));
     source.onerror = () => {
       if (ended) return;
       // The stream broke (a proxy, a restart, no SSE): fall back to polling from where it stopped.
       source.close();
       source = null;
-      clearTimeout(statusTimer);
       poll();
     };
-    statusTimer = setTimeout(watchStatus, STATUS_POLL_MS);
   } else {
     poll();
   }

@@ -17,32 +17,46 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ecplatform import limits as caps
+
 Event = dict[str, Any]
 EventSink = Callable[[Event], None]
 
 
 @dataclass(frozen=True)
 class Limits:
-    """One limit set for every backend (DESIGN.md). Exercises may lower the wall time, and may
-    raise it only up to WALL_CAP_S."""
+    """One limit set for every backend (DESIGN.md), its values from ecplatform/limits.py. Exercises
+    may lower the wall time, and may raise it only up to WALL_CAP_S."""
 
-    wall_s: float = 20.0
-    memory_bytes: int = 2 * 1024**3
-    cpus: float = 1.0
-    pids: int = 64
-    open_files: int = 256
-    file_size_bytes: int = 10 * 1024**2
-    tmp_bytes: int = 64 * 1024**2
+    wall_s: float = float(caps.WALL_DEFAULT_S)
+    memory_bytes: int = caps.MEMORY_BYTES
+    cpus: float = caps.CPUS
+    pids: int = caps.PROCESSES
+    open_files: int = caps.OPEN_FILES
+    file_size_bytes: int = caps.FILE_SIZE_BYTES
+    tmp_bytes: int = caps.TMP_BYTES
     # Every writable mount has a size and an inode cap: /tmp, and /dev/shm (POSIX shared memory
     # and semaphores, torch's DataLoader workers) on its own, smaller.
-    tmp_inodes: int = 4096
-    shm_bytes: int = 16 * 1024**2
-    shm_inodes: int = 256
-    output_bytes: int = 1024**2
-    images: int = 5
-    image_bytes: int = 2 * 1024**2
+    tmp_inodes: int = caps.TMP_INODES
+    shm_bytes: int = caps.SHM_BYTES
+    shm_inodes: int = caps.SHM_INODES
+    output_bytes: int = caps.OUTPUT_BYTES
+    images: int = caps.IMAGES
+    image_bytes: int = caps.IMAGE_BYTES
 
-    WALL_CAP_S = 120.0
+    WALL_CAP_S = float(caps.WALL_CAP_S)
+
+
+# The sandbox's names for its limits (protocol.limit_reason) -> the limit a Run records.
+LIMIT_FACTS = {
+    "wall": "time",
+    "memory": "memory",
+    "output": "output",
+    "pids": "processes",
+    "file_size": "files",
+    "tmp": "files",
+    "open_files": "files",
+}
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,9 @@ class RunResult:
     exit_code: int | None = None
     reason: str = ""
     duration_ms: int = 0
+    # Which limit stopped the run, as the Run records it (runner.models.Run.Limit): "none", "time",
+    # "memory", "output", "processes" or "files". The reason says it in words, for people.
+    limit: str = "none"
     # Filled by the backend for observability (e.g. container id, warm/cold).
     details: dict[str, Any] = field(default_factory=dict)
 

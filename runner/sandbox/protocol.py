@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .base import Event, EventSink, Limits, RunRequest, RunResult
+from .base import LIMIT_FACTS, Event, EventSink, Limits, RunRequest, RunResult
 
 OUTPUT_LIMIT_NOTICE = "\n[output limit {} reached: the run was stopped]\n"
 MAX_TEXT_PLAIN = 1000
@@ -486,15 +486,18 @@ def run_result(
     duration_ms = int((time.monotonic() - started) * 1000)
     details = dict(details or {})
 
-    def result(status: str, reason: str = "") -> RunResult:
-        return RunResult(status=status, exit_code=exit_code, reason=reason, duration_ms=duration_ms, details=details)
+    def result(status: str, reason: str = "", which: str = "") -> RunResult:
+        limit = LIMIT_FACTS.get(which, "none")
+        return RunResult(
+            status=status, exit_code=exit_code, reason=reason, duration_ms=duration_ms, details=details, limit=limit
+        )
 
     if timed_out:
-        return result("timed_out", limit_reason(limits, "wall"))
+        return result("timed_out", limit_reason(limits, "wall"), "wall")
     if collector.output_full:
-        return result("failed", limit_reason(limits, "output"))
+        return result("failed", limit_reason(limits, "output"), "output")
     if oom_killed:
-        return result("failed", limit_reason(limits, "memory"))
+        return result("failed", limit_reason(limits, "memory"), "memory")
     if not collector.ready:
         tail = stderr_tail.strip()[-STDERR_TAIL:]
         if tail:
@@ -504,7 +507,7 @@ def run_result(
         return result("succeeded")
     which = error_limit(collector.error)
     if which:
-        return result("failed", limit_reason(limits, which))
+        return result("failed", limit_reason(limits, which), which)
     if collector.error is not None:
         return result("failed", f"the program raised {collector.error['ename']}")
     if exit_code is not None and (exit_code < 0 or exit_code > 128):

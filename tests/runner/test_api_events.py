@@ -97,6 +97,38 @@ def test_it_resumes_after_the_last_event_id(run_worker, web_server, make_learner
     assert resumed[-1]["event"] == "status"
 
 
+def test_it_says_when_a_worker_has_claimed_the_run_to_a_client_that_asks(
+    run_worker, web_server, make_learner, make_exercise
+):
+    token = Token.objects.create(user=make_learner()).key
+    run_id = submit(web_server, token, make_exercise(), "import time\ntime.sleep(3)\nprint('after a nap')\n")
+
+    with requests.get(
+        f"{web_server.url}/api/runs/{run_id}/events/?running=1",
+        headers={"Authorization": f"Token {token}", "Accept": "text/event-stream"},
+        stream=True,
+        timeout=120,
+    ) as response:
+        lines = response.iter_lines(decode_unicode=True)
+        first = []
+        for line in lines:
+            if line == "" and first:
+                break
+            first.append(line)
+        status_when_told = Run.objects.get(pk=run_id).status
+        frames = sse_frames([*first, "", *lines])
+
+    assert frames[0] == {"event": "running", "data": {"type": "running"}}, "told once, before any output, no id"
+    assert status_when_told == "running"
+    assert [f.get("event") for f in frames].count("running") == 1
+    outputs = Run.objects.get(pk=run_id).outputs
+    assert (
+        [f["data"] for f in frames[1:-1]] == outputs == [{"type": "stream", "name": "stdout", "text": "after a nap\n"}]
+    )
+    assert [int(f["id"]) for f in frames[1:]] == list(range(len(outputs) + 1))
+    assert frames[-1]["event"] == "status"
+
+
 def test_it_answers_another_learners_stream_with_404_json(run_worker, web_server, make_learner, make_exercise):
     owner, other = Token.objects.create(user=make_learner()).key, Token.objects.create(user=make_learner()).key
     run_id = submit(web_server, owner, make_exercise(), "print(1)")
@@ -126,6 +158,9 @@ def test_it_streams_from_the_record_without_redis(transactional_db, make_learner
         ],
         finished_at=timezone.now(),
         duration_ms=12,
+        limit=Run.Limit.NONE,
+        cause=Run.Cause.PROGRAM,
+        check_passed=True,
     )
     client = APIClient()
     client.force_authenticate(learner)
@@ -142,5 +177,9 @@ def test_it_streams_from_the_record_without_redis(transactional_db, make_learner
     assert frames[-1] == {
         "id": "2",
         "event": "status",
-        "data": {"type": "status", "status": "succeeded", "exit_code": 0, "reason": "", "duration_ms": 12},
+        "data": {
+            # DESIGN.md's fields, then the facts code reads instead of the reason.
+            **{"type": "status", "status": "succeeded", "exit_code": 0, "reason": "", "duration_ms": 12},
+            **{"limit": "none", "cause": "program", "check_passed": True},
+        },
     }

@@ -116,10 +116,8 @@ def test_it_stops_at_the_output_cap_and_says_so():
     out = "".join(e["text"] for e in events if e["name"] == "stdout")
     assert len(out) == 1000 and collector.output_full
     assert "output limit 1000 B reached" in events[-1]["text"]
-    assert (result(collector, 1, limits=limits).status, result(collector, 1, limits=limits).reason) == (
-        "failed",
-        "output limit 1000 B",
-    )
+    stopped = result(collector, 1, limits=limits)
+    assert (stopped.status, stopped.reason, stopped.limit) == ("failed", "output limit 1000 B", "output")
 
 
 def test_it_counts_an_endless_line_against_the_cap():
@@ -140,24 +138,27 @@ def test_it_calls_a_sandbox_that_never_started_our_error():
     assert r.details["stderr"] == "bwrap: something broke"
 
 
-def test_it_names_the_limit_behind_an_exception():
+def test_it_names_the_limit_behind_an_exception_in_words_and_as_a_fact():
     cases = {
-        ("MemoryError", ""): "memory limit 2 GiB",
-        ("BlockingIOError", "[Errno 11] Resource temporarily unavailable"): "process limit 64",
-        ("OSError", "[Errno 27] File too large"): "file size limit 10 MiB",
-        ("OSError", "[Errno 28] No space left on device"): "tmp space limit 64 MiB",
-        ("ValueError", "bad"): "the program raised ValueError",
+        ("MemoryError", ""): ("memory limit 2 GiB", "memory"),
+        ("BlockingIOError", "[Errno 11] Resource temporarily unavailable"): ("process limit 64", "processes"),
+        ("OSError", "[Errno 27] File too large"): ("file size limit 10 MiB", "files"),
+        ("OSError", "[Errno 28] No space left on device"): ("tmp space limit 64 MiB", "files"),
+        ("OSError", "[Errno 24] Too many open files"): ("open files limit 256", "files"),
+        ("ValueError", "bad"): ("the program raised ValueError", "none"),
     }
-    for (ename, evalue), reason in cases.items():
+    for (ename, evalue), (reason, limit) in cases.items():
         collector, _ = collect({"type": "ready"}, {"type": "error", "ename": ename, "evalue": evalue, "traceback": []})
-        assert result(collector, 1).reason == reason
+        assert (result(collector, 1).reason, result(collector, 1).limit) == (reason, limit)
 
 
 def test_it_gives_timeouts_and_oom_kills_their_reasons():
     collector, _ = collect({"type": "ready"})
-    assert result(collector, 137, timed_out=True).reason == "time limit 20 s"
-    assert result(collector, 137, oom_killed=True).reason == "memory limit 2 GiB"
-    assert result(collector, 0).status == "succeeded"
+    timed_out, oom_killed = result(collector, 137, timed_out=True), result(collector, 137, oom_killed=True)
+    assert (timed_out.reason, timed_out.limit) == ("time limit 20 s", "time")
+    assert (oom_killed.reason, oom_killed.limit) == ("memory limit 2 GiB", "memory")
+    assert (result(collector, 0).status, result(collector, 0).limit) == ("succeeded", "none")
+    assert result(collector, 3).limit == "none"  # a plain failure: no limit stopped it
 
 
 def test_it_holds_back_no_complete_line_so_output_goes_out_live():

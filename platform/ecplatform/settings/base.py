@@ -7,6 +7,7 @@ from pathlib import Path
 
 import dj_database_url
 
+from ecplatform import limits
 from ecplatform.env import env_bool, env_choice, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parents[3]
@@ -203,9 +204,11 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
 }
 
-# Runs of learners' code (runner app). The sandbox's own wall limit is capped at RUNNER_WALL_CAP_S
-# (runner.sandbox.base.Limits.WALL_CAP_S); every Celery limit below sits above it, so the sandbox
-# always stops a run first and Celery's limits only catch a worker that hangs outside a sandbox.
+# Runs of learners' code (runner app). Every cap on a run, and the rule for overriding it, is in
+# ecplatform/limits.py; the caps below are read through it (a value outside its range stops the
+# process here). The sandbox's own wall limit is capped at RUNNER_WALL_CAP_S; every Celery limit
+# below sits above it, so the sandbox always stops a run first and Celery's limits only catch a
+# worker that hangs outside a sandbox.
 RUNNER_BACKEND = env_choice("RUNNER_BACKEND", "auto", ("auto", "docker", "local"))
 # docker backend: the sandbox image, and whether this worker's sandboxes get GPUs (a `gpu` worker).
 RUNNER_DOCKER_IMAGE = env_str("RUNNER_DOCKER_IMAGE", "easycompilers-sandbox:latest")
@@ -220,18 +223,19 @@ RUNNER_LOCAL_RUNTIME = env_str("RUNNER_LOCAL_RUNTIME", "")
 # local backend, worker running as root: the host uid its sandboxes run as (an unused one that owns
 # nothing; never 0). A worker that is not root runs sandboxes as itself.
 RUNNER_LOCAL_UID = env_int("RUNNER_LOCAL_UID", 63999)
-RUNNER_WALL_CAP_S = 120
-RUNNER_MAX_CODE_BYTES = env_int("RUNNER_MAX_CODE_BYTES", 64 * 1024)
+RUNNER_WALL_CAP_S = limits.WALL_CAP_S
+# The largest program a learner may run, and save (one value for both).
+RUNNER_MAX_CODE_BYTES = limits.cap_from_env(limits.CODE_BYTES)
 # Per learner: runs queued or running at once, and runs started in any 60 seconds (429 beyond).
-RUNNER_MAX_ACTIVE_PER_LEARNER = env_int("RUNNER_MAX_ACTIVE_PER_LEARNER", 2)
-RUNNER_MAX_RUNS_PER_MINUTE = env_int("RUNNER_MAX_RUNS_PER_MINUTE", 30)
+RUNNER_MAX_ACTIVE_PER_LEARNER = limits.cap_from_env(limits.ACTIVE_RUNS_PER_LEARNER)
+RUNNER_MAX_RUNS_PER_MINUTE = limits.cap_from_env(limits.RUNS_PER_MINUTE)
 # Event streams (GET /api/runs/<id>/events/) one learner may hold open at once (429 beyond); each
 # holds a slot in Redis that it renews while open and that expires RUNNER_STREAM_SLOT_TTL_S after
 # its web process stopped renewing it.
-RUNNER_MAX_STREAMS_PER_LEARNER = env_int("RUNNER_MAX_STREAMS_PER_LEARNER", 8)
+RUNNER_MAX_STREAMS_PER_LEARNER = limits.cap_from_env(limits.STREAMS_PER_LEARNER)
 RUNNER_STREAM_SLOT_TTL_S = env_int("RUNNER_STREAM_SLOT_TTL_S", 60)
 # Stored copies of stdout and stderr are cut at this many characters (the sandbox caps output too).
-RUNNER_TEXT_CAP = env_int("RUNNER_TEXT_CAP", 1024 * 1024)
+RUNNER_TEXT_CAP = limits.cap_from_env(limits.TEXT_CHARS)
 # A running run's worker touches heartbeat_at this often; the sweeper ends runs whose heartbeat is
 # older than RUNNER_STALE_AFTER_S, and runs still queued after RUNNER_QUEUED_MAX_S (a lost message).
 RUNNER_HEARTBEAT_S = env_int("RUNNER_HEARTBEAT_S", 2)
