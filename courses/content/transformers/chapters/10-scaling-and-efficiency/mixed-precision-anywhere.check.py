@@ -15,8 +15,8 @@ def check(ns):
         return False, "Keep the corners as the starter code cuts them, so that corner_mixed is corner_a @ corner_b."
     if corner_mixed.dtype == torch.float32:
         return False, (
-            "The autocast product is still float32, so autocast changed nothing. It only affects the operations "
-            "that run while its block is open: where does the product run?"
+            "The autocast product is still float32, so autocast changed nothing. Making an autocast object is not "
+            "enough: it only affects the operations that run while it is active. Is the product one of them?"
         )
     if corner_mixed.dtype != torch.bfloat16:
         return False, f"The autocast product is {corner_mixed.dtype}; this exercise asks for bfloat16."
