@@ -9,6 +9,8 @@ Part 5: split_heads, merge_heads and MultiHeadAttention, several heads side by s
 Part 6: LayerNorm and RMSNorm, which keep the residual stream at a steady size.
 Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
         with to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
+Part 10: matmul_parameters, forward_flops and training_flops, TinyGPT's cost by formula, and
+         saved_bytes, the memory autograd keeps for the backward pass.
 """
 
 import re
@@ -299,3 +301,50 @@ class TinyGPT(nn.Module):
         for block in self.blocks:
             x = block(x)
         return self.head(x)
+
+
+# Part 10: scaling and efficiency
+
+
+def matmul_parameters(vocab_size: int, d_model: int, n_layers: int) -> int:
+    """The parameters of TinyGPT that take part in a matrix product: per block the four attention
+    matrices (4 d^2) and the two feed-forward matrices (8 d^2), plus the tied token table, which
+    scores every position at the output. Biases, norms and the position table only add, so they
+    cost next to nothing and are left out."""
+    return n_layers * 12 * d_model**2 + vocab_size * d_model
+
+
+def forward_flops(vocab_size: int, d_model: int, n_layers: int, batch: int, n: int) -> int:
+    """Matrix-product FLOPs of one TinyGPT forward pass on `batch` sequences of n tokens: two per
+    matmul parameter per token, plus attention's scores and blend (4 n^2 d per layer and sequence).
+    It equals torch.utils.flop_counter.FlopCounterMode's count exactly, since that counter also
+    counts only matrix products."""
+    tokens = batch * n
+    return 2 * matmul_parameters(vocab_size, d_model, n_layers) * tokens + n_layers * batch * 4 * n**2 * d_model
+
+
+def training_flops(vocab_size: int, d_model: int, n_layers: int, batch: int, n: int) -> int:
+    """One training step, forward and backward: every product of the forward pass needs two of the
+    same size on the way back (one for the gradient of each operand), so three forwards in all.
+    Without the attention term this is the familiar 6 N FLOPs per token."""
+    return 3 * forward_flops(vocab_size, d_model, n_layers, batch, n)
+
+
+def saved_bytes(fn, *args, ignore=()) -> int:
+    """Run fn(*args) and return how many bytes autograd keeps for the backward pass: the
+    activations that stay in memory until backward() frees them. Several saved tensors can share
+    one block of memory (a view of a weight, the same tensor saved twice), so each block is
+    counted once. Blocks of the tensors in `ignore` are skipped: pass model.parameters() to count
+    activations only, since the weights are in memory whether or not a backward pass follows."""
+    skipped = {t.untyped_storage().data_ptr() for t in ignore}
+    blocks = {}
+
+    def pack(t: torch.Tensor) -> torch.Tensor:
+        storage = t.untyped_storage()
+        if storage.data_ptr() not in skipped:
+            blocks[storage.data_ptr()] = storage.nbytes()
+        return t
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        fn(*args)
+    return sum(blocks.values())
