@@ -33,7 +33,7 @@ from courses.services.chapters import (
     chapter_set_published,
     rows_park,
 )
-from courses.services.content_io import MAX_CHOICES, MIN_CHOICES
+from courses.services.content_io.rules import MAX_CHOICES, MIN_CHOICES
 from courses.services.courses import course_set_published
 
 

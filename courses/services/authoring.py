@@ -22,7 +22,8 @@ import redis
 from django.conf import settings
 
 from courses.models import Chapter, Exercise, ExerciseValidation
-from courses.services.content_io import ContentError, ExerciseSpec, _check_python
+from courses.services.content_io import ContentError, ExerciseSpec
+from courses.services.content_io.rules import check_python
 from courses.services.validation import Validation, _check_exercise, _Run
 from runner.sandbox import backend_shared
 from runner.sandbox.harness import CHECK_BROKEN
@@ -109,7 +110,7 @@ def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, back
     ):
         if code:
             try:
-                _check_python(code, file=f"{rel}/{spec.slug}{suffix}", needs_check=needs_check)
+                check_python(code, file=f"{rel}/{spec.slug}{suffix}", needs_check=needs_check)
             except ContentError as error:
                 report.add(error.file, error.line, error.problem)
     if report.problems:

@@ -20,16 +20,10 @@ from pathlib import Path
 import yaml
 from latex2mathml.converter import convert as latex_to_mathml
 
-from courses.services.content_io import (
-    ContentError,
-    CourseSpec,
-    ExerciseSpec,
-    _body_references,
-    _read_glossary,
-    _split_front_matter,
-    _trim_blank_lines,
-    course_read,
-)
+from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, course_read
+from courses.services.content_io.reader import read_glossary
+from courses.services.content_io.rules import body_references
+from courses.services.content_io.source import split_front_matter, trim_blank_lines
 from runner.sandbox import backend_get
 from runner.sandbox.base import Limits, RunRequest, SandboxBackend
 
@@ -125,7 +119,7 @@ def _glossary_terms(root: Path, spec: CourseSpec | None) -> set[str] | None:
     if spec is not None:
         return {term.term.lower() for term in spec.glossary}
     try:
-        return {term.term.lower() for term in _read_glossary(root)}
+        return {term.term.lower() for term in read_glossary(root)}
     except ContentError:
         return None  # already reported by the importer; references cannot be judged without it
 
@@ -138,17 +132,17 @@ def _check_text(root: Path, spec: CourseSpec | None, report: Validation) -> None
         file = f"chapters/{folder.name}/chapter.md"
         try:
             text = (folder / "chapter.md").read_text(encoding="utf-8").replace("\r\n", "\n")
-            _, body, body_line = _split_front_matter(text, file=file)
+            _, body, body_line = split_front_matter(text, file=file)
         except (OSError, UnicodeDecodeError, ContentError):
             continue  # the importer has said what is wrong with the file
-        body, body_line = _trim_blank_lines(body, body_line)
+        body, body_line = trim_blank_lines(body, body_line)
         _check_body(body, body_line, file=file, glossary=glossary, report=report)
         _check_front_matter(text, folder.name, file=file, glossary=glossary, report=report)
 
 
 def _check_body(body: str, first_line: int, *, file: str, glossary: set[str] | None, report: Validation) -> None:
     if glossary is not None:
-        for line, _, inner in _body_references(body, first_line):
+        for line, _, inner in body_references(body, first_line):
             _check_reference(inner, glossary, file=file, line=line, report=report)
     prose = _prose(body)
     for line, latex in _formulas(prose, first_line):
@@ -161,7 +155,7 @@ def _check_front_matter(text: str, folder: str, *, file: str, glossary: set[str]
     """Exercise instructions are Markdown too, with references and maths (the page renders them
     with the glossary). Their folded YAML lines join before rendering, so only whole values count."""
     try:
-        front = yaml.safe_load(_split_front_matter(text, file=file)[0]) or {}
+        front = yaml.safe_load(split_front_matter(text, file=file)[0]) or {}
     except (yaml.YAMLError, ContentError):
         return
     lines = text.split("\n")
@@ -175,7 +169,7 @@ def _check_front_matter(text: str, folder: str, *, file: str, glossary: set[str]
         )
         instructions = exercise["instructions"]
         if glossary is not None:
-            for _, _, inner in _body_references(instructions, line):
+            for _, _, inner in body_references(instructions, line):
                 _check_reference(inner, glossary, file=file, line=line, report=report)
         for _, latex in _formulas(_prose(instructions), line):
             _check_maths(latex, file=file, line=line, report=report)
