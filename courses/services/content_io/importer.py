@@ -115,7 +115,7 @@ def _sync_quiz(chapter: Chapter, spec: ChapterSpec, report: ImportReport) -> Non
             report.removed["question"] += 1
     for position, question_spec in enumerate(spec.questions, start=1):
         question = existing.get(position) or Question(chapter=chapter, position=position)
-        _upsert(question, {"prompt": question_spec.prompt}, kind="question", report=report)
+        _upsert(question, {"prompt": question_spec.prompt, "kind": question_spec.kind}, kind="question", report=report)
         choices = {choice.position: choice for choice in question.choices.all()} if position in existing else {}
         for choice_position, choice in choices.items():
             if choice_position > len(question_spec.choices):

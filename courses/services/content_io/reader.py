@@ -17,20 +17,20 @@ from courses.models import (
     Level,
     module_name_problem,
 )
+from courses.rules import DEFAULT_QUESTION_KIND, exercise_slugs_placed
 from courses.services.content_io.rules import (
     CHAPTER_DIR_RE,
     CHAPTER_KEYS,
     CHOICE_KEYS,
     COURSE_KEYS,
     EXERCISE_KEYS,
-    EXERCISE_LINE_RE,
-    MAX_CHOICES,
     MAX_NUMBER,
-    MIN_CHOICES,
     QUESTION_KEYS,
     TERM_KEYS,
-    body_references,
+    chapter_body_check,
     check_python,
+    question_check,
+    question_kind_problem,
 )
 from courses.services.content_io.source import (
     MappingReader,
@@ -161,18 +161,15 @@ def _read_quiz(folder: Path, *, rel: str) -> list[QuestionSpec]:
             what=f"question {number}",
             line=getattr(item, "line", 1),
             allowed=QUESTION_KEYS,
-            required=QUESTION_KEYS,
+            required={"prompt", "choices"},
         )
         prompt = question.text("prompt", required=True)
-        items = question.items("choices")
-        if not MIN_CHOICES <= len(items) <= MAX_CHOICES:
-            raise ContentError(
-                file,
-                question.line,
-                f"question {number} has {len(items)} choices; a question has {MIN_CHOICES} to {MAX_CHOICES}",
-            )
-        choices = []
-        for position, choice_item in enumerate(items, start=1):
+        kind = question.text("type") or DEFAULT_QUESTION_KIND
+        problem = question_kind_problem(kind)
+        if problem:
+            raise question.error("type", problem)
+        choices, lines = [], []
+        for position, choice_item in enumerate(question.items("choices"), start=1):
             choice = MappingReader(
                 choice_item,
                 file=file,
@@ -181,23 +178,16 @@ def _read_quiz(folder: Path, *, rel: str) -> list[QuestionSpec]:
                 allowed=CHOICE_KEYS,
                 required={"text"},
             )
-            spec = ChoiceSpec(
-                text=choice.text("text", required=True, max_length=field_max_length(Choice, "text")),
-                is_correct=choice.flag("correct", default=False),
-                explanation=choice.text("explanation"),
+            choices.append(
+                ChoiceSpec(
+                    text=choice.text("text", required=True, max_length=field_max_length(Choice, "text")),
+                    is_correct=choice.flag("correct", default=False),
+                    explanation=choice.text("explanation"),
+                )
             )
-            choices.append((choice.line, spec))
-        correct = sum(spec.is_correct for _, spec in choices)
-        if correct == 0:
-            raise ContentError(file, question.line, f"question {number} has no correct choice")
-        if correct > 1:
-            raise ContentError(
-                file, question.line, f"question {number} has {correct} correct choices; it needs exactly one"
-            )
-        for position, (line, spec) in enumerate(choices, start=1):
-            if not spec.is_correct and not spec.explanation:
-                raise ContentError(file, line, f"question {number}, choice {position} is wrong and has no explanation")
-        questions.append(QuestionSpec(prompt=prompt, choices=[spec for _, spec in choices]))
+            lines.append(choice.line)
+        question_check(choices, kind=kind, number=number, file=file, line=question.line, choice_lines=lines)
+        questions.append(QuestionSpec(prompt=prompt, choices=choices, kind=kind))
     return questions
 
 
@@ -237,31 +227,9 @@ def _read_chapter(folder: Path, *, glossary: set[str]) -> ChapterSpec:
             raise ContentError(f"{rel}/{path.name}", None, f"no exercise '{owner}' is declared in chapter.md")
 
     body, body_line = trim_blank_lines(body, body_line)
-    placed: list[str] = []
-    for line_number, line, inner in body_references(body, body_line):
-        if inner.startswith("exercise:"):
-            marker = EXERCISE_LINE_RE.match(line.strip())
-            if not marker:
-                raise ContentError(file, line_number, f"[[{inner}]] must stand on a line of its own")
-            name = marker.group("slug")
-            if name not in exercises:
-                raise ContentError(file, line_number, f"[[exercise:{name}]] names no exercise of this chapter")
-            if name in placed:
-                raise ContentError(file, line_number, f"exercise '{name}' is placed more than once")
-            placed.append(name)
-            continue
-        term = inner.rsplit("|", 1)[-1].strip()
-        if term.lower() not in glossary:
-            raise ContentError(file, line_number, f"[[{inner}]] names no glossary term ('{term}')")
-    for name in exercises:
-        if name not in placed:
-            raise ContentError(
-                file,
-                declared_on[name],
-                f"exercise '{name}' is not placed in the body (add a line [[exercise:{name}]])",
-            )
+    chapter_body_check(body, first_line=body_line, file=file, declared_on=declared_on, glossary=glossary)
     # The body decides the order in which a learner meets the exercises.
-    for position, name in enumerate(placed, start=1):
+    for position, name in enumerate(exercise_slugs_placed(body), start=1):
         exercises[name].position = position
 
     return ChapterSpec(

@@ -1,45 +1,30 @@
 """The format's own rules (courses/content/FORMAT.md) that are not about one file's syntax:
-names, keys, Python that must compile, and the references in a chapter's Markdown."""
+names, keys, Python that must compile, the references in a chapter's Markdown and what a quiz
+question holds. The rules the admin shares with the files (exercise markers, question types) are
+courses/rules.py; here they are applied to files, with each problem at its line."""
 
 import ast
 import re
+from collections.abc import Sequence
 
+from courses.rules import SLUG_RE, ChoiceLike, exercise_marker_problems, prose_references, question_type_get
 from courses.services.chapters import PARK
 from courses.services.content_io.specs import ContentError
 
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+__all__ = ["SLUG_RE", "body_references", "chapter_body_check", "check_python", "question_check"]
+
 CHAPTER_DIR_RE = re.compile(r"^(?P<number>\d{2,3})-(?P<slug>.+)$")
-FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
-INLINE_CODE_RE = re.compile(r"(`+).*?\1")
-REFERENCE_RE = re.compile(r"\[\[(?P<inner>.*?)\]\]")
-EXERCISE_LINE_RE = re.compile(r"^\[\[exercise:(?P<slug>[^\]]*)\]\]\s*$")
-MIN_CHOICES, MAX_CHOICES = 2, 6
 MAX_NUMBER = PARK - 1
 
 COURSE_KEYS = {"slug", "title", "level", "published", "summary", "instructors"}
 CHAPTER_KEYS = {"slug", "title", "summary", "lede", "published", "exercises"}
 EXERCISE_KEYS = {"slug", "title", "instructions", "time_limit", "gpu"}
-QUESTION_KEYS = {"prompt", "choices"}
+QUESTION_KEYS = {"type", "prompt", "choices"}
 CHOICE_KEYS = {"text", "correct", "explanation"}
 TERM_KEYS = {"term", "definition"}
 
-
-def body_references(body: str, first_line: int) -> list[tuple[int, str, str]]:
-    """The [[...]] references outside code: (file line, whole line, inner text)."""
-    found = []
-    fence = ""
-    for offset, line in enumerate(body.split("\n")):
-        opening = FENCE_RE.match(line)
-        if fence:
-            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
-                fence = ""
-            continue
-        if opening:
-            fence = opening.group(1)
-            continue
-        for match in REFERENCE_RE.finditer(INLINE_CODE_RE.sub("", line)):
-            found.append((first_line + offset, line, match.group("inner")))
-    return found
+# The [[...]] references of a text outside its code: (file line, whole line, inner text).
+body_references = prose_references
 
 
 def check_python(code: str, *, file: str, needs_check: bool) -> None:
@@ -52,3 +37,45 @@ def check_python(code: str, *, file: str, needs_check: bool) -> None:
         raise ContentError(file, error.lineno, f"Python syntax error: {error.msg}") from None
     if needs_check and not any(isinstance(node, ast.FunctionDef) and node.name == "check" for node in tree.body):
         raise ContentError(file, 1, "a check file must define check(ns)")
+
+
+def question_kind_problem(kind: str) -> str:
+    """Why quiz.yaml's `type:` cannot be `kind` (empty: it can)."""
+    try:
+        question_type_get(kind)
+    except KeyError as unknown:
+        return str(unknown.args[0])
+    return ""
+
+
+def question_check(
+    choices: Sequence[ChoiceLike], *, kind: str, number: int, file: str, line: int, choice_lines: Sequence[int]
+) -> None:
+    """Question `number` of a quiz.yaml, of type `kind`, holding `choices`: the first rule it
+    breaks stops the read, at the question's line or at the choice's."""
+    for problem in question_type_get(kind).problems(choices):
+        if problem.choice is not None:
+            where, subject = choice_lines[problem.choice - 1], f"question {number}, choice {problem.choice}"
+        else:
+            where, subject = line, f"question {number}"
+        raise ContentError(file, where, f"{subject} {problem.message}")
+
+
+def chapter_body_check(
+    body: str, *, first_line: int, file: str, declared_on: dict[str, int], glossary: set[str]
+) -> None:
+    """The body's references: exercise markers that agree with the exercises declared in the front
+    matter (`declared_on`: slug -> its line there), glossary references that name a term. The first
+    problem in the body's order stops the read; an exercise the body never places is named at its
+    line in the front matter."""
+    found = exercise_marker_problems(body, slugs=list(declared_on), first_line=first_line)
+    in_body = [(problem.line, problem.message) for problem in found if problem.line is not None]
+    for line_number, _, inner in prose_references(body, first_line):
+        term = inner.rsplit("|", 1)[-1].strip()
+        if not inner.startswith("exercise:") and term.lower() not in glossary:
+            in_body.append((line_number, f"[[{inner}]] names no glossary term ('{term}')"))
+    if in_body:
+        line, message = min(in_body, key=lambda problem: problem[0])
+        raise ContentError(file, line, message)
+    for problem in found:  # only exercises the body does not place are left
+        raise ContentError(file, declared_on[problem.subject], problem.message)

@@ -6,6 +6,8 @@ database match one. ContentError is how every step says a file is wrong.
 
 from dataclasses import dataclass, field
 
+from courses.rules import DEFAULT_QUESTION_KIND
+
 
 class ContentError(Exception):
     """A course folder that cannot be imported; the message names the file, the line and the problem."""
@@ -39,6 +41,7 @@ class ChoiceSpec:
 class QuestionSpec:
     prompt: str
     choices: list[ChoiceSpec]
+    kind: str = DEFAULT_QUESTION_KIND  # its type (courses/rules.py): quiz.yaml's `type:`
 
 
 @dataclass

@@ -7,6 +7,7 @@ from typing import Any
 import yaml
 
 from courses.models import Course
+from courses.rules import DEFAULT_QUESTION_KIND
 from courses.services.content_io.source import trim_blank_lines
 from courses.services.content_io.specs import ContentError
 
@@ -126,5 +127,7 @@ def course_export(*, course: Course, path: str | Path) -> None:
                     if choice.explanation.strip():
                         item["explanation"] = _clean(choice.explanation)
                     choices.append(item)
-                quiz.append({"prompt": _clean(question.prompt), "choices": choices})
+                # The default type goes unsaid, as an author writes it.
+                kind = {"type": question.kind} if question.kind != DEFAULT_QUESTION_KIND else {}
+                quiz.append({**kind, "prompt": _clean(question.prompt), "choices": choices})
             _write(folder / "quiz.yaml", _dump_yaml(quiz))
