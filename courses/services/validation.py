@@ -24,8 +24,7 @@ from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, 
 from courses.services.content_io.reader import read_glossary
 from courses.services.content_io.rules import body_references
 from courses.services.content_io.source import split_front_matter, trim_blank_lines
-from runner.sandbox import backend_get
-from runner.sandbox.base import Limits, RunRequest, SandboxBackend
+from runner.checking import CheckedRun, CheckSandbox, check_sandbox, sandbox_check_run
 
 FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 INLINE_CODE_RE = re.compile(r"(`+).+?\1")
@@ -87,7 +86,7 @@ class Validation:
 def course_validate(
     *,
     path: str | Path,
-    backend: SandboxBackend | str | None = "auto",
+    backend: CheckSandbox | str | None = "auto",
     timings: bool = False,
     warm: bool = False,
     on_exercise: Callable[[str], None] | None = None,
@@ -105,7 +104,7 @@ def course_validate(
         return report
     _check_text(root, spec, report)
     if spec is not None and backend is not None:
-        sandbox = backend_get(backend) if isinstance(backend, str) else backend
+        sandbox = check_sandbox(backend) if isinstance(backend, str) else backend
         owner = WARM_OWNER if warm else ""
         _check_exercises(spec, sandbox, report, timings=timings, owner=owner, on_exercise=on_exercise)
     report.problems.sort(key=lambda p: (p.file, p.line))
@@ -283,42 +282,15 @@ def _split_constructs(prose: str, first_line: int) -> Iterator[tuple[int, str]]:
 # --- The exercises, through the sandbox ------------------------------------------------------
 
 
-@dataclass
-class _Run:
-    status: str
-    reason: str
-    duration_ms: int
-    checks: list[dict]
-    warm: bool = False
-    events: list[dict] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "succeeded" and any(check.get("passed") is True for check in self.checks)
-
-    def failure_messages(self) -> list[str]:
-        return [str(check.get("message", "")) for check in self.checks if check.get("passed") is not True]
-
-
-def _run(sandbox: SandboxBackend, exercise: ExerciseSpec, code: str, modules: tuple, owner: str = "") -> _Run:
-    events: list[dict] = []
-    request = RunRequest(
+def _run(sandbox: CheckSandbox, exercise: ExerciseSpec, code: str, modules: tuple, owner: str = "") -> CheckedRun:
+    return sandbox_check_run(
+        sandbox=sandbox,
         run_id=f"validate-{uuid.uuid4().hex[:12]}",
         code=code,
         check_code=exercise.check_code,
-        limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
+        time_limit_s=exercise.time_limit_s,
         modules=modules,
         owner=owner,
-    )
-    result = sandbox.execute(request, events.append)
-    checks = [event for event in events if event.get("type") == "check"]
-    return _Run(
-        status=result.status,
-        reason=result.reason,
-        duration_ms=result.duration_ms,
-        checks=checks,
-        warm=bool(result.details.get("warm")),
-        events=events,
     )
 
 
@@ -338,7 +310,7 @@ def _line_in(code: str, needle: str) -> int:
 
 def _check_exercises(
     spec: CourseSpec,
-    sandbox: SandboxBackend,
+    sandbox: CheckSandbox,
     report: Validation,
     *,
     timings: bool,
@@ -360,13 +332,13 @@ def _check_exercises(
 def _check_exercise(
     rel: str,
     exercise: ExerciseSpec,
-    sandbox: SandboxBackend,
+    sandbox: CheckSandbox,
     modules: tuple,
     report: Validation,
     *,
     timings: bool,
     owner: str = "",
-) -> tuple[_Run, _Run | None]:
+) -> tuple[CheckedRun, CheckedRun | None]:
     """Returns the starter's run and the solution's (None when there is none to run); `owner`
     lets a warm sandbox serve repeated validations."""
     starter_file, check_file = f"{rel}/{exercise.slug}.py", f"{rel}/{exercise.slug}.check.py"
