@@ -140,7 +140,7 @@ class ChoiceDraft:
 
 class QuestionType:
     """What one kind of quiz question must hold, what counts as a right answer, and the template
-    that shows it. The base rules: MIN_CHOICES to MAX_CHOICES choices."""
+    that shows it. The base rules: min_choices to max_choices choices."""
 
     kind: ClassVar[str] = ""
     label: ClassVar[str] = ""
@@ -232,14 +232,11 @@ class SingleChoice(QuestionType):
         return problems
 
 
-# The base rules as plain numbers, for the admin's empty forms and the format's documentation.
-MIN_CHOICES, MAX_CHOICES = QuestionType.min_choices, QuestionType.max_choices
-
-
 def marker_sentence(problem: Problem) -> str:
     """A marker problem as a sentence for a form, where the body's lines count from 1."""
-    text = problem.message[0].upper() + problem.message[1:] + "."
-    return f"Line {problem.line} of the body: {problem.message}." if problem.line is not None else text
+    if problem.line is not None:
+        return f"Line {problem.line} of the body: {problem.message}."
+    return problem.message[0].upper() + problem.message[1:] + "."
 
 
 def question_sentence(problem: Problem, *, choice_names: Sequence[str]) -> str:
