@@ -16,14 +16,19 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 
+from courses.rules import (
+    DEFAULT_QUESTION_KIND,
+    QuestionType,
+    exercise_slugs_placed,
+    question_type_get,
+    validate_question_kind,
+)
 from ecplatform import limits
 
 WORDS_PER_MINUTE = 200
 # Chapter pages live at /courses/<course>/<chapter>/; these names are the course's own pages.
 RESERVED_CHAPTER_SLUGS = frozenset({"glossary", "complete"})
 TIME_LIMIT_MAX_S = limits.WALL_CAP_S
-# Exercises sit in a chapter's Markdown at a line of their own: [[exercise:<slug>]]
-EXERCISE_MARKER_RE = re.compile(r"^\[\[exercise:(?P<slug>[a-z0-9][a-z0-9-]*)\]\]\s*$", re.MULTILINE)
 MODULE_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 MODULE_NAME_MAX = 64
 
@@ -141,7 +146,7 @@ class Chapter(models.Model):
         return max(1, math.ceil(words / WORDS_PER_MINUTE)) if words else 0
 
     def exercise_slugs_in_body(self) -> list[str]:
-        return [m.group("slug") for m in EXERCISE_MARKER_RE.finditer(self.body)]
+        return exercise_slugs_placed(self.body)
 
 
 class Exercise(models.Model):
@@ -184,6 +189,13 @@ class Question(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveSmallIntegerField(default=1)
     prompt = models.TextField()
+    kind = models.CharField(
+        "type",
+        max_length=32,
+        default=DEFAULT_QUESTION_KIND,
+        validators=[validate_question_kind],
+        help_text="What the question must hold, what counts as right and how it shows (courses/rules.py).",
+    )
 
     class Meta:
         ordering = ["chapter", "position"]
@@ -193,6 +205,10 @@ class Question(models.Model):
 
     def __str__(self):
         return self.prompt[:80]
+
+    @property
+    def question_type(self) -> QuestionType:
+        return question_type_get(self.kind)
 
 
 class Choice(models.Model):

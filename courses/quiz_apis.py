@@ -31,6 +31,7 @@ class _ExplainedChoiceSerializer(_ChoiceSerializer):
 class _QuestionSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     position = serializers.IntegerField()
+    kind = serializers.CharField(help_text="The question's type (courses/rules.py), e.g. single-choice.")
     prompt = serializers.CharField()
     choices = _ChoiceSerializer(many=True)
 
@@ -38,7 +39,7 @@ class _QuestionSerializer(serializers.Serializer):
 class _ReviewSerializer(serializers.Serializer):
     question = serializers.IntegerField(source="question.id")
     prompt = serializers.CharField(source="question.prompt")
-    right_choice = _ExplainedChoiceSerializer()
+    right_choice = _ExplainedChoiceSerializer(allow_null=True, help_text="Null for a type with no one right answer.")
     first_choice = serializers.IntegerField(source="first_choice.id", allow_null=True, default=None)
     tries = serializers.IntegerField(help_text="Answers given until the right one.")
     right_at_first_try = serializers.BooleanField()

@@ -30,7 +30,8 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from courses.models import EXERCISE_MARKER_RE, Chapter, Exercise, GlossaryTerm
+from courses.models import Chapter, Exercise, GlossaryTerm
+from courses.rules import exercise_marker_slug
 
 CODE_CSS_CLASS = "codehilite"
 
@@ -171,9 +172,9 @@ class _ExerciseSlots(Preprocessor):
     def run(self, lines):
         out = []
         for line in lines:
-            m = EXERCISE_MARKER_RE.match(line)
-            if m:
-                out += ["", self.md.htmlStash.store(self.state.slot_html(m.group("slug"))), ""]
+            slug = exercise_marker_slug(line)
+            if slug:
+                out += ["", self.md.htmlStash.store(self.state.slot_html(slug)), ""]
             else:
                 out.append(line)
         return out

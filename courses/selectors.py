@@ -331,7 +331,7 @@ def quiz_state_for_learner(*, user, chapter: Chapter) -> QuizState:
             review.append(
                 ReviewItem(
                     question=question,
-                    right_choice=next((c for c in question.choices.all() if c.is_correct), None),
+                    right_choice=question.question_type.right_choice(list(question.choices.all())),
                     first_choice=choices.get(tried[0].choice_id) if tried else None,
                     tries=next((a.attempt for a in tried if a.is_correct), len(tried)),
                 )

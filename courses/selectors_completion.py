@@ -11,11 +11,11 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db.models import Count, DateTimeField, OuterRef, Q, Subquery, UUIDField
+from django.db.models import Count, DateTimeField, Model, OuterRef, Q, Subquery, UUIDField
 
 from courses.models import Chapter, ChapterProgress, Course, CourseModule, Exercise, ExerciseState, Question, QuizAnswer
 from courses.selectors import course_outline_for_user
-from runner.models import Run
+from runner.selectors import run_list_for_outer_exercise, run_list_for_user
 
 # A course module marks the part that adds its pieces with a comment line of its own, as
 # lib/groundup.py does: "# Part 2: attention by hand". Names defined after it belong to that part.
@@ -69,7 +69,7 @@ class ExerciseRecord:
     last_run_at: datetime | None
     # The learner's latest run of the exercise, with its code and outputs: loaded for the downloads
     # only (with_code=True), None otherwise or when they never ran it.
-    last_run: Run | None = None
+    last_run: Model | None = None  # a runner Run, read through runner.selectors
 
     @property
     def passed(self) -> bool:
@@ -155,7 +155,7 @@ def _exercise_records(*, user, chapter_ids: list[int], with_code: bool) -> dict[
     """The exercises of the given chapters with the learner's first pass and latest run, in one
     query (two with the runs' code): the cost does not grow with parts or exercises."""
     states = ExerciseState.objects.filter(user=user, exercise=OuterRef("pk"))
-    runs = Run.objects.filter(user=user, exercise=OuterRef("pk")).order_by("-created_at", "-pk")
+    runs = run_list_for_outer_exercise(user=user)
     exercises = (
         Exercise.objects.filter(chapter__in=chapter_ids)
         .annotate(
@@ -174,7 +174,9 @@ def _exercise_records(*, user, chapter_ids: list[int], with_code: bool) -> dict[
     if with_code:
         ids = [exercise.last_run_id for exercise in exercises if exercise.last_run_id is not None]
         fields = ("id", "code", "outputs", "status", "created_at", "check_passed")
-        last_runs = {run.pk: run for run in Run.objects.filter(pk__in=ids, user=user).only(*fields)} if ids else {}
+        last_runs = (
+            {run.pk: run for run in run_list_for_user(user=user).filter(pk__in=ids).only(*fields)} if ids else {}
+        )
     by_chapter: dict[int, list[ExerciseRecord]] = {}
     for exercise in exercises:
         records = by_chapter.setdefault(exercise.chapter_id, [])

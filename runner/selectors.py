@@ -3,7 +3,7 @@ not exist (404), so run ids leak nothing."""
 
 from datetime import timedelta
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet
 from django.http import Http404
 from django.utils import timezone
 
@@ -14,6 +14,12 @@ def run_list_for_user(*, user) -> QuerySet[Run]:
     if not (user and user.is_authenticated):
         return Run.objects.none()
     return Run.objects.filter(user=user)
+
+
+def run_list_for_outer_exercise(*, user) -> QuerySet[Run]:
+    """The user's runs of the exercise an outer query stands on (`OuterRef("pk")` of an Exercise
+    queryset), newest first: for annotations such as `Subquery(runs.values("pk")[:1])`."""
+    return run_list_for_user(user=user).filter(exercise=OuterRef("pk")).order_by("-created_at", "-pk")
 
 
 def run_get_for_user(*, user, run_id) -> Run:

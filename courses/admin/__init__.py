@@ -4,6 +4,7 @@ The admin enforces the same rules as the course files (courses/content/FORMAT.md
 authored here exports to a folder that imports again.
 """
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
 from django.db.models import Count
@@ -19,6 +20,15 @@ from courses.admin.history import HistoryAdmin
 from courses.admin.panels import validation_panel
 from courses.admin.preview import preview_view
 from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
+from courses.rules import (
+    DEFAULT_QUESTION_KIND,
+    ChoiceDraft,
+    exercise_marker_problems,
+    marker_sentence,
+    question_sentence,
+    question_type_choices,
+    question_type_get,
+)
 from courses.services.authoring import (
     chapter_publish_problems,
     course_modules,
@@ -33,7 +43,6 @@ from courses.services.chapters import (
     chapter_set_published,
     rows_park,
 )
-from courses.services.content_io import MAX_CHOICES, MIN_CHOICES
 from courses.services.courses import course_set_published
 
 
@@ -106,7 +115,8 @@ class CourseAdmin(CourseZipAdminMixin, admin.ModelAdmin):
 
 
 class ExerciseFormSet(BaseInlineFormSet):
-    """Exercises and the [[exercise:slug]] markers of the chapter body must agree."""
+    """Exercises and the [[exercise:slug]] markers of the chapter body must agree, by the rules the
+    course files obey (courses/rules.py)."""
 
     def clean(self):
         super().clean()
@@ -117,24 +127,9 @@ class ExerciseFormSet(BaseInlineFormSet):
             for form in self.forms
             if form.cleaned_data and not form.cleaned_data.get("DELETE") and form.cleaned_data.get("slug")
         ]
-        placed = self.instance.exercise_slugs_in_body()
-        problems = [
-            f"Exercise '{slug}' is not placed in the body: add a line [[exercise:{slug}]]."
-            for slug in slugs
-            if slug not in placed
-        ]
-        problems += [
-            f"The body places [[exercise:{slug}]] but no exercise has that slug."
-            for slug in dict.fromkeys(placed)
-            if slug not in slugs
-        ]
-        problems += [
-            f"The body places [[exercise:{slug}]] more than once."
-            for slug in dict.fromkeys(placed)
-            if placed.count(slug) > 1
-        ]
+        problems = exercise_marker_problems(self.instance.body, slugs=slugs)
         if problems:
-            raise ValidationError(problems)
+            raise ValidationError([marker_sentence(problem) for problem in problems])
         if self.instance.published:
             live = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
             was_published = (
@@ -315,26 +310,31 @@ class ChapterAdmin(HistoryAdmin):
 
 
 class ChoiceFormSet(BaseInlineFormSet):
-    """The quiz rules of the course files: 2 to 6 choices, exactly one correct, and an
+    """The choices obey the rules of the question's type, the same the course files obey
+    (courses/rules.py): for a single-choice question, 2 to 6 choices, exactly one correct, and an
     explanation on every wrong one (it is what a learner reads after picking it)."""
 
     def clean(self):
         super().clean()
         if any(self.errors):
             return
-        live = [form for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
-        problems = []
-        correct = sum(bool(form.cleaned_data.get("is_correct")) for form in live)
-        if correct != 1:
-            problems.append(f"Mark exactly one choice as correct ({correct} marked).")
-        if not MIN_CHOICES <= len(live) <= MAX_CHOICES:
-            problems.append(f"A question has {MIN_CHOICES} to {MAX_CHOICES} choices ({len(live)} given).")
-        for form in live:
-            data = form.cleaned_data
-            if not data.get("is_correct") and not (data.get("explanation") or "").strip():
-                problems.append(f"Choice '{data.get('text', '')}' is wrong and needs an explanation.")
+        try:
+            question_type = question_type_get(self.instance.kind)
+        except KeyError:
+            return  # the question's own form says the type is unknown
+        live = [form.cleaned_data for form in self.forms if form.cleaned_data and not form.cleaned_data.get("DELETE")]
+        drafts = [
+            ChoiceDraft(
+                text=(data.get("text") or "").strip(),
+                is_correct=bool(data.get("is_correct")),
+                explanation=(data.get("explanation") or "").strip(),
+            )
+            for data in live
+        ]
+        problems = question_type.problems(drafts)
         if problems:
-            raise ValidationError(problems)
+            names = [draft.text for draft in drafts]
+            raise ValidationError([question_sentence(problem, choice_names=names) for problem in problems])
 
 
 class ChoiceInline(admin.TabularInline):
@@ -344,18 +344,26 @@ class ChoiceInline(admin.TabularInline):
     ordering = ("position",)
 
     def get_extra(self, request, obj=None, **kwargs):
-        return 0 if obj else MIN_CHOICES
+        return 0 if obj else question_type_get(DEFAULT_QUESTION_KIND).min_choices
 
 
 @admin.register(Question)
 class QuestionAdmin(HistoryAdmin):
-    list_display = ("short_prompt", "chapter", "position")
-    list_filter = ("chapter__course", "chapter")
+    list_display = ("short_prompt", "chapter", "position", "kind")
+    list_filter = ("chapter__course", "chapter", "kind")
     list_select_related = ("chapter__course",)
     search_fields = ("prompt", "choices__text", "chapter__title")
     ordering = ("chapter__course__title", "chapter__number", "position")
-    fields = ("chapter", "position", "prompt")
+    fields = ("chapter", "position", "kind", "prompt")
     inlines = (ChoiceInline,)
+
+    def formfield_for_dbfield(self, db_field, request, **kwargs):
+        if db_field.name == "kind":
+            # The registered question types, read on each request: a type added in code shows here.
+            return forms.ChoiceField(
+                choices=question_type_choices(), label="Type", help_text=db_field.help_text, initial=db_field.default
+            )
+        return super().formfield_for_dbfield(db_field, request, **kwargs)
 
     @admin.display(description="Prompt", ordering="prompt")
     def short_prompt(self, obj):

@@ -22,11 +22,11 @@ import redis
 from django.conf import settings
 
 from courses.models import Chapter, Exercise, ExerciseValidation
-from courses.services.content_io import ContentError, ExerciseSpec, _check_python
-from courses.services.validation import Validation, _check_exercise, _Run
+from courses.services.content_io import ContentError, ExerciseSpec
+from courses.services.content_io.rules import check_python
+from courses.services.validation import Validation, _check_exercise
 from ecplatform import limits
-from runner.sandbox import backend_shared
-from runner.sandbox.harness import CHECK_BROKEN
+from runner.checking import CheckedRun, check_sandbox
 
 # Every validation shares the warm sandboxes of this one owner, never a learner's.
 VALIDATION_OWNER = "admin-validate"
@@ -39,7 +39,7 @@ REPLY_TTL_S = 600
 def _sandbox(name: str):
     # The process's own backend: in a worker, validations share the learners' warm pool (and its
     # RUNNER_WARM_MAX) rather than keeping a pool of their own.
-    return backend_shared(name)
+    return check_sandbox(name, shared=True)
 
 
 def _code(text: str) -> str:
@@ -62,7 +62,7 @@ def course_modules(*, chapter: Chapter) -> tuple:
     return tuple(chapter.course.modules.order_by("name").values_list("name", "source"))
 
 
-def _output(run: _Run) -> str:
+def _output(run: CheckedRun) -> str:
     parts = []
     for event in run.events:
         if event.get("type") == "stream":
@@ -73,7 +73,7 @@ def _output(run: _Run) -> str:
     return text if len(text) <= OUTPUT_SHOWN else text[:OUTPUT_SHOWN] + "\n… (cut)"
 
 
-def _run_summary(role: str, run: _Run | None) -> dict | None:
+def _run_summary(role: str, run: CheckedRun | None) -> dict | None:
     if run is None:
         return None
     check = run.checks[-1] if run.checks else None
@@ -110,7 +110,7 @@ def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, back
     ):
         if code:
             try:
-                _check_python(code, file=f"{rel}/{spec.slug}{suffix}", needs_check=needs_check)
+                check_python(code, file=f"{rel}/{spec.slug}{suffix}", needs_check=needs_check)
             except ContentError as error:
                 report.add(error.file, error.line, error.problem)
     if report.problems:
@@ -184,7 +184,7 @@ def _run_in_sandbox(*, spec: ExerciseSpec, rel: str, modules: tuple, backend: st
         rel, spec, _sandbox(backend), modules, report, timings=False, owner=VALIDATION_OWNER
     )
     for role, run in (("starter", starter), ("solution", solution)):
-        if run is not None and any(check.get("message") == CHECK_BROKEN for check in run.checks):
+        if run is not None and run.check_broke:
             # The harness hides a check's traceback from learners; the author learns where it broke.
             report.add(
                 f"{rel}/{spec.slug}.check.py",

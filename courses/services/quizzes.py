@@ -80,7 +80,12 @@ def quiz_answer(*, user, question: Question, choice: Choice) -> AnswerResult:
             # duplicate; the savepoint keeps the outer transaction usable if it fires.
             with transaction.atomic():
                 answer = QuizAnswer.objects.create(
-                    user=user, question=question, choice=choice, is_correct=choice.is_correct, attempt=len(mine) + 1
+                    user=user,
+                    question=question,
+                    choice=choice,
+                    # The question's type says what counts as right (courses/rules.py).
+                    is_correct=question.question_type.is_right(choice),
+                    attempt=len(mine) + 1,
                 )
         except IntegrityError:
             answer = QuizAnswer.objects.get(user=user, question=question, attempt=len(mine) + 1)

@@ -20,18 +20,11 @@ from pathlib import Path
 import yaml
 from latex2mathml.converter import convert as latex_to_mathml
 
-from courses.services.content_io import (
-    ContentError,
-    CourseSpec,
-    ExerciseSpec,
-    _body_references,
-    _read_glossary,
-    _split_front_matter,
-    _trim_blank_lines,
-    course_read,
-)
-from runner.sandbox import backend_get
-from runner.sandbox.base import Limits, RunRequest, SandboxBackend
+from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, course_read
+from courses.services.content_io.reader import read_glossary
+from courses.services.content_io.rules import body_references
+from courses.services.content_io.source import split_front_matter, trim_blank_lines
+from runner.checking import CheckedRun, CheckSandbox, check_sandbox, sandbox_check_run
 
 FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 INLINE_CODE_RE = re.compile(r"(`+).+?\1")
@@ -93,7 +86,7 @@ class Validation:
 def course_validate(
     *,
     path: str | Path,
-    backend: SandboxBackend | str | None = "auto",
+    backend: CheckSandbox | str | None = "auto",
     timings: bool = False,
     warm: bool = False,
     on_exercise: Callable[[str], None] | None = None,
@@ -111,7 +104,7 @@ def course_validate(
         return report
     _check_text(root, spec, report)
     if spec is not None and backend is not None:
-        sandbox = backend_get(backend) if isinstance(backend, str) else backend
+        sandbox = check_sandbox(backend) if isinstance(backend, str) else backend
         owner = WARM_OWNER if warm else ""
         _check_exercises(spec, sandbox, report, timings=timings, owner=owner, on_exercise=on_exercise)
     report.problems.sort(key=lambda p: (p.file, p.line))
@@ -125,7 +118,7 @@ def _glossary_terms(root: Path, spec: CourseSpec | None) -> set[str] | None:
     if spec is not None:
         return {term.term.lower() for term in spec.glossary}
     try:
-        return {term.term.lower() for term in _read_glossary(root)}
+        return {term.term.lower() for term in read_glossary(root)}
     except ContentError:
         return None  # already reported by the importer; references cannot be judged without it
 
@@ -138,17 +131,17 @@ def _check_text(root: Path, spec: CourseSpec | None, report: Validation) -> None
         file = f"chapters/{folder.name}/chapter.md"
         try:
             text = (folder / "chapter.md").read_text(encoding="utf-8").replace("\r\n", "\n")
-            _, body, body_line = _split_front_matter(text, file=file)
+            _, body, body_line = split_front_matter(text, file=file)
         except (OSError, UnicodeDecodeError, ContentError):
             continue  # the importer has said what is wrong with the file
-        body, body_line = _trim_blank_lines(body, body_line)
+        body, body_line = trim_blank_lines(body, body_line)
         _check_body(body, body_line, file=file, glossary=glossary, report=report)
         _check_front_matter(text, folder.name, file=file, glossary=glossary, report=report)
 
 
 def _check_body(body: str, first_line: int, *, file: str, glossary: set[str] | None, report: Validation) -> None:
     if glossary is not None:
-        for line, _, inner in _body_references(body, first_line):
+        for line, _, inner in body_references(body, first_line):
             _check_reference(inner, glossary, file=file, line=line, report=report)
     prose = _prose(body)
     for line, latex in _formulas(prose, first_line):
@@ -161,7 +154,7 @@ def _check_front_matter(text: str, folder: str, *, file: str, glossary: set[str]
     """Exercise instructions are Markdown too, with references and maths (the page renders them
     with the glossary). Their folded YAML lines join before rendering, so only whole values count."""
     try:
-        front = yaml.safe_load(_split_front_matter(text, file=file)[0]) or {}
+        front = yaml.safe_load(split_front_matter(text, file=file)[0]) or {}
     except (yaml.YAMLError, ContentError):
         return
     lines = text.split("\n")
@@ -175,7 +168,7 @@ def _check_front_matter(text: str, folder: str, *, file: str, glossary: set[str]
         )
         instructions = exercise["instructions"]
         if glossary is not None:
-            for _, _, inner in _body_references(instructions, line):
+            for _, _, inner in body_references(instructions, line):
                 _check_reference(inner, glossary, file=file, line=line, report=report)
         for _, latex in _formulas(_prose(instructions), line):
             _check_maths(latex, file=file, line=line, report=report)
@@ -289,42 +282,15 @@ def _split_constructs(prose: str, first_line: int) -> Iterator[tuple[int, str]]:
 # --- The exercises, through the sandbox ------------------------------------------------------
 
 
-@dataclass
-class _Run:
-    status: str
-    reason: str
-    duration_ms: int
-    checks: list[dict]
-    warm: bool = False
-    events: list[dict] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "succeeded" and any(check.get("passed") is True for check in self.checks)
-
-    def failure_messages(self) -> list[str]:
-        return [str(check.get("message", "")) for check in self.checks if check.get("passed") is not True]
-
-
-def _run(sandbox: SandboxBackend, exercise: ExerciseSpec, code: str, modules: tuple, owner: str = "") -> _Run:
-    events: list[dict] = []
-    request = RunRequest(
+def _run(sandbox: CheckSandbox, exercise: ExerciseSpec, code: str, modules: tuple, owner: str = "") -> CheckedRun:
+    return sandbox_check_run(
+        sandbox=sandbox,
         run_id=f"validate-{uuid.uuid4().hex[:12]}",
         code=code,
         check_code=exercise.check_code,
-        limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
+        time_limit_s=exercise.time_limit_s,
         modules=modules,
         owner=owner,
-    )
-    result = sandbox.execute(request, events.append)
-    checks = [event for event in events if event.get("type") == "check"]
-    return _Run(
-        status=result.status,
-        reason=result.reason,
-        duration_ms=result.duration_ms,
-        checks=checks,
-        warm=bool(result.details.get("warm")),
-        events=events,
     )
 
 
@@ -344,7 +310,7 @@ def _line_in(code: str, needle: str) -> int:
 
 def _check_exercises(
     spec: CourseSpec,
-    sandbox: SandboxBackend,
+    sandbox: CheckSandbox,
     report: Validation,
     *,
     timings: bool,
@@ -365,13 +331,13 @@ def _check_exercises(
 def _check_exercise(
     rel: str,
     exercise: ExerciseSpec,
-    sandbox: SandboxBackend,
+    sandbox: CheckSandbox,
     modules: tuple,
     report: Validation,
     *,
     timings: bool,
     owner: str = "",
-) -> tuple[_Run, _Run | None]:
+) -> tuple[CheckedRun, CheckedRun | None]:
     """Returns the starter's run and the solution's (None when there is none to run); `owner`
     lets a warm sandbox serve repeated validations."""
     starter_file, check_file = f"{rel}/{exercise.slug}.py", f"{rel}/{exercise.slug}.check.py"

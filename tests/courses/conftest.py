@@ -30,3 +30,25 @@ def edit(path: Path, old: str, new: str) -> None:
     text = path.read_text()
     assert text.count(old) == 1, f"{old!r} must occur once in {path}"
     path.write_text(text.replace(old, new))
+
+
+def admin_form_data(response) -> dict:
+    """What the browser would post back for an admin change page, unchanged."""
+    data = {}
+
+    def add(form):
+        for name in form.fields:
+            value = form[name].value()
+            if isinstance(value, bool):
+                if value:
+                    data[form.add_prefix(name)] = "on"
+            elif value is not None:
+                data[form.add_prefix(name)] = value
+
+    add(response.context["adminform"].form)
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        add(formset.management_form)
+        for form in formset.forms:
+            add(form)
+    return data

@@ -1,0 +1,84 @@
+"""Run code against an exercise's check in a sandbox, for authors' tools: validation on save in
+the admin and `manage.py validate_course` (courses/services/validation.py).
+
+This is runner's public way to do it, and the only one other apps use. It is a module of its own,
+not a selector, because it reads no rows: it starts a sandbox and returns a verdict. And it is not
+`run_submit` (runner/services.py), because an author's check run is no learner's Run: it keeps no
+row, streams no events to a browser and counts against no learner's caps. Callers get a plain
+CheckedRun and pass the sandbox they were given back in; the sandbox package's request, limit and
+backend types stay behind this module, free to change.
+"""
+
+from dataclasses import dataclass, field
+
+from runner.sandbox import backend_get, backend_shared
+from runner.sandbox.base import Limits, RunRequest, SandboxBackend
+from runner.sandbox.harness import CHECK_BROKEN
+
+# What check_sandbox returns and sandbox_check_run takes: treat it as opaque (its `name` aside).
+CheckSandbox = SandboxBackend
+
+
+def check_sandbox(name: str = "auto", *, shared: bool = False) -> CheckSandbox:
+    """The sandbox backend called `name` ("auto", "docker" or "local"). `shared`: this process's
+    one backend of that name, so that in a worker authors' check runs share the learners' warm
+    pool (and its RUNNER_WARM_MAX) rather than keeping a pool of their own."""
+    return backend_shared(name) if shared else backend_get(name)
+
+
+@dataclass
+class CheckedRun:
+    """What one run of some code with a check left: how it ended and the check events."""
+
+    status: str
+    reason: str
+    duration_ms: int
+    checks: list[dict]
+    warm: bool = False  # whether it ran in a warm sandbox
+    events: list[dict] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.status == "succeeded" and any(check.get("passed") is True for check in self.checks)
+
+    @property
+    def check_broke(self) -> bool:
+        """Whether the check raised instead of returning (passed, message). Learners only read that
+        the check could not run; an author is told where it broke."""
+        return any(check.get("message") == CHECK_BROKEN for check in self.checks)
+
+    def failure_messages(self) -> list[str]:
+        return [str(check.get("message", "")) for check in self.checks if check.get("passed") is not True]
+
+
+def sandbox_check_run(
+    *,
+    sandbox: CheckSandbox,
+    run_id: str,
+    code: str,
+    check_code: str,
+    time_limit_s: float,
+    modules: tuple[tuple[str, str], ...] = (),
+    owner: str = "",
+) -> CheckedRun:
+    """Run `code`, then `check_code`'s check(ns) on what it left, with the limits every run has and
+    the exercise's time limit (within the cap). `modules`: the course's (name, source) modules.
+    `owner`: runs of one owner may reuse a warm sandbox; empty, each starts cold."""
+    events: list[dict] = []
+    request = RunRequest(
+        run_id=run_id,
+        code=code,
+        check_code=check_code,
+        limits=Limits(wall_s=float(min(time_limit_s, Limits.WALL_CAP_S))),
+        modules=modules,
+        owner=owner,
+    )
+    result = sandbox.execute(request, events.append)
+    return CheckedRun(
+        status=result.status,
+        reason=result.reason,
+        duration_ms=result.duration_ms,
+        checks=[event for event in events if event.get("type") == "check"],
+        warm=bool(result.details.get("warm")),
+        events=events,
+    )

@@ -1,0 +1,74 @@
+"""courses/ sits below runner/ and beside accounts/: it may read them only through their public
+modules, never their models, services or sandbox. The test reads every import statement of
+courses/ (the source, not what happens to be loaded), so an arrow back up the layers fails here."""
+
+import ast
+from pathlib import Path
+
+COURSES = Path(__file__).resolve().parents[2] / "courses"
+GUARDED = ("runner", "accounts")
+# What runner and accounts offer other apps: reads, and running code against a check.
+PUBLIC = {"runner.selectors", "runner.checking", "accounts.selectors"}
+# Moving to teaching/, with the dashboards: drop these once they have left courses/.
+MOVING_TO_TEACHING = {
+    "selectors_dashboard.py",
+    "dashboard_apis.py",
+    "services/course_data.py",
+    "services/cohorts.py",
+    "management/commands/generate_course_data.py",
+}
+
+
+def _imported_modules(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every module an import statement names, wherever it stands (a function, a TYPE_CHECKING
+    block): `from runner import sandbox` names runner.sandbox."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module in GUARDED:
+                found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+            else:
+                found.append((node.lineno, node.module))
+    return found
+
+
+def _forbidden(module: str) -> bool:
+    guarded = module.split(".")[0] in GUARDED
+    return guarded and not any(module == public or module.startswith(f"{public}.") for public in PUBLIC)
+
+
+def _courses_sources() -> list[Path]:
+    return [
+        path
+        for path in sorted(COURSES.rglob("*.py"))
+        if "migrations" not in path.relative_to(COURSES).parts
+        and path.relative_to(COURSES).as_posix() not in MOVING_TO_TEACHING
+    ]
+
+
+def test_courses_imports_only_the_public_modules_of_runner_and_accounts():
+    sources = _courses_sources()
+    assert len(sources) > 30, "the walk found the courses app"
+    wrong = [
+        f"courses/{path.relative_to(COURSES).as_posix()}:{line}: imports {module}"
+        for path in sources
+        for line, module in _imported_modules(ast.parse(path.read_text(), filename=str(path)))
+        if _forbidden(module)
+    ]
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_the_walk_catches_each_way_of_importing_an_internal():
+    source = """
+import runner.models
+from runner.sandbox.base import Limits
+from runner import services, selectors
+from accounts.models import User
+def later():
+    from runner.checking import check_sandbox
+    import accounts.services
+"""
+    found = [module for _, module in _imported_modules(ast.parse(source)) if _forbidden(module)]
+    assert found == ["runner.models", "runner.sandbox.base", "runner.services", "accounts.models", "accounts.services"]
