@@ -98,7 +98,7 @@ class _Result:
 
 
 def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, backend: str | None) -> _Result:
-    """Syntax and GPU here; the sandbox runs in a worker, or in this process when a backend is
+    """Syntax here; the sandbox runs in a worker, or in this process when a backend is
     named (scripts, benchmarks) or there is no Redis."""
     rel = f"chapters/{chapter.number:02d}-{chapter.slug}"
     report = Validation()
