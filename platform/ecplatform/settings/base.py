@@ -34,6 +34,7 @@ INSTALLED_APPS = [
     "accounts",
     "courses",
     "runner",
+    "teaching",
     "frontend",
 ]
 

@@ -14,12 +14,12 @@ import datetime as dt
 import random
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import connection, transaction
 from django.db.models import AutoField
 from django.utils import timezone
 
-from accounts.models import User
 from courses.models import (
     Chapter,
     ChapterProgress,
@@ -36,6 +36,7 @@ from courses.models import (
 from courses.services.content_io import CourseSpec
 from runner.models import Run
 
+User = get_user_model()
 BATCH = 5000
 QUESTIONS_PER_CHAPTER = 5
 CHOICES_PER_QUESTION = 4

@@ -27,8 +27,8 @@ from courses.models import (
     Question,
     QuizAnswer,
 )
-from courses.services.cohorts import cohort_create, cohort_member_add
 from runner.models import Run
+from teaching.services.cohorts import cohort_create, cohort_member_add
 
 
 def _run(*, user, exercise, at, passed=None, status=Run.Status.SUCCEEDED, error="", reason="", ms=100, code="print(1)"):

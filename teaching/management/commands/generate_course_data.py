@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from courses.models import Course
 from courses.services.content_io import ContentError, course_read
-from courses.services.course_data import INSTRUCTOR_PASSWORD, course_data_generate
+from teaching.services.course_data import INSTRUCTOR_PASSWORD, course_data_generate
 
 DEMO_COURSE = "courses/content/transformers"
 

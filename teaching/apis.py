@@ -9,7 +9,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from courses import selectors_dashboard as dashboards
+from teaching import selectors as dashboards
 
 FILTER_PARAMETERS = [
     OpenApiParameter("cohort", OpenApiTypes.INT, description="Only this cohort's learners."),

@@ -1,11 +1,11 @@
-"""The dashboard figures on the hand-built course (tests/dashboards/conftest.py), checked exactly."""
+"""The dashboard figures on the hand-built course (tests/teaching/conftest.py), checked exactly."""
 
 import datetime as dt
 
 import pytest
 from django.core.exceptions import ValidationError
 
-from courses.selectors_dashboard import DashboardFilters, course_dashboard, dashboard_filters_from_params
+from teaching.selectors import DashboardFilters, course_dashboard, dashboard_filters_from_params
 
 pytestmark = pytest.mark.django_db
 

@@ -1,0 +1,501 @@
+"""The course dashboard: enrolled and active learners, the chapter funnel, quiz questions learners
+miss, exercises that fail and learners who look stuck.
+
+Every figure is computed by the database (aggregates, annotations, window functions), one query
+per block of the page, so a dashboard costs the same number of queries for ten learners or ten
+thousand. Python only loops over a course's chapters, questions and exercises, never its learners.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.db.models import Count, Max, Q, QuerySet
+
+from courses.models import (
+    Chapter,
+    ChapterProgress,
+    Choice,
+    Cohort,
+    Course,
+    Exercise,
+    ExerciseState,
+    Question,
+    QuizAnswer,
+)
+from runner.models import Run
+from teaching.selectors.filters import (
+    _CHAPTER_FIELDS,
+    MEMORY_REASON_PREFIX,
+    TOP_ERRORS,
+    DashboardFilters,
+    _course_answers,
+    _course_runs,
+    _datetime,
+    _enrolments,
+    _exercise_ids,
+    _fetch_dicts,
+    _learner_ids,
+    _number,
+    _question_ids,
+    _rate,
+    _with_tables,
+    active_days,
+    cohort_list_for_course,
+    stuck_failed_runs,
+    stuck_idle_days,
+    stuck_shown,
+)
+
+
+@dataclass(frozen=True)
+class ChapterFunnelRow:
+    chapter: Chapter
+    started: int
+    quiz_finished: int
+    completed: int
+    completed_rate: float | None
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    question: Question
+    first_tries: int
+    first_try_right: int
+    first_try_rate: float | None
+    average_attempts: float | None
+    learners: int
+    answers: int
+    top_wrong_choice: str = ""
+    top_wrong_count: int = 0
+
+
+@dataclass(frozen=True)
+class ExerciseStats:
+    exercise: Exercise
+    learners_ran: int
+    learners_passed: int
+    pass_rate: float | None
+    runs: int
+    timed_out: int
+    memory_stops: int
+    median_runs_to_pass: float | None
+    median_duration_ms: float | None
+    error_types: list[tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StuckLearner:
+    user_id: int
+    username: str
+    last_progress_at: dt.datetime | None
+    failed_runs: int
+    failed_exercise: str
+    reasons: list[str]
+
+
+@dataclass(frozen=True)
+class CourseDashboard:
+    course: Course
+    filters: DashboardFilters
+    cohorts: list[Cohort]
+    enrolled: int
+    active: int
+    active_days: int
+    funnel: list[ChapterFunnelRow]
+    questions: list[QuestionStats]
+    exercises: list[ExerciseStats]
+    stuck: list[StuckLearner]
+    stuck_total: int
+    stuck_failed_runs: int
+    stuck_idle_days: int
+
+    def chart_data(self) -> dict:
+        """What the page's charts draw (a JSON data island read by charts.js)."""
+        return {
+            "funnel": [
+                {"label": f"Part {row.chapter.number}", "title": row.chapter.title, "value": row.completed}
+                for row in self.funnel
+            ],
+            "funnel_max": self.enrolled,
+            "questions": [
+                {
+                    "label": f"P{q.question.chapter.number} Q{q.question.position}",
+                    "title": q.question.prompt[:80],
+                    "value": q.first_try_rate,
+                }
+                for q in self.questions
+            ],
+            "exercises": [
+                {"label": e.exercise.slug, "title": e.exercise.title, "value": e.pass_rate} for e in self.exercises
+            ],
+        }
+
+
+def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDashboard:
+    """Everything the course dashboard shows, in a fixed number of queries (eight)."""
+    reference = filters.reference_time()
+    days = active_days()
+    counts = _enrolments(course=course, filters=filters).aggregate(
+        enrolled=Count("id"),
+        active=Count("id", filter=Q(last_seen_at__gt=reference - dt.timedelta(days=days), last_seen_at__lte=reference)),
+    )
+    stuck, stuck_total = stuck_learner_list(course=course, filters=filters, limit=stuck_shown())
+    return CourseDashboard(
+        course=course,
+        filters=filters,
+        cohorts=cohort_list_for_course(course=course),
+        enrolled=counts["enrolled"],
+        active=counts["active"],
+        active_days=days,
+        funnel=chapter_funnel(course=course, filters=filters, enrolled=counts["enrolled"]),
+        questions=question_stats_list(course=course, filters=filters),
+        exercises=exercise_stats_list(course=course, filters=filters),
+        stuck=stuck,
+        stuck_total=stuck_total,
+        stuck_failed_runs=stuck_failed_runs(),
+        stuck_idle_days=stuck_idle_days(),
+    )
+
+
+def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) -> list[ChapterFunnelRow]:
+    """Per chapter, in order: learners who started it (a progress row), finished its quiz, completed it."""
+    learners = Q(progress__user_id__in=_learner_ids(course=course, filters=filters))
+    chapters = (
+        Chapter.objects.filter(course=course)
+        .only("id", "number", "slug", "title", "published", "course_id")
+        .annotate(
+            started=Count("progress", filter=learners),
+            quiz_finished=Count(
+                "progress",
+                filter=learners
+                & Q(progress__quiz_finished_at__isnull=False)
+                & filters.in_range("progress__quiz_finished_at"),
+            ),
+            completed=Count(
+                "progress",
+                filter=learners & Q(progress__completed_at__isnull=False) & filters.in_range("progress__completed_at"),
+            ),
+        )
+        .order_by("number")
+    )
+    return [
+        ChapterFunnelRow(
+            chapter=chapter,
+            started=chapter.started,
+            quiz_finished=chapter.quiz_finished,
+            completed=chapter.completed,
+            completed_rate=_rate(chapter.completed, enrolled),
+        )
+        for chapter in chapters
+    ]
+
+
+_QUESTION_FIGURES_SQL = """,
+answers AS (SELECT course_answers.* FROM course_answers JOIN learners ON learners.user_id = course_answers.user_id),
+figures AS (
+    SELECT question_id,
+           SUM(CASE WHEN attempt = 1 THEN 1 ELSE 0 END) AS first_tries,
+           SUM(CASE WHEN attempt = 1 AND is_correct THEN 1 ELSE 0 END) AS first_try_right,
+           -- A learner's right answer ends their tries at a question, so its attempt number is
+           -- how many tries they took.
+           AVG(CASE WHEN is_correct THEN attempt END) AS average_attempts,
+           COUNT(DISTINCT user_id) AS learners,
+           COUNT(*) AS answers
+    FROM answers GROUP BY question_id
+),
+wrong AS (
+    SELECT question_id, choice_id, COUNT(*) AS picked FROM answers WHERE NOT is_correct GROUP BY question_id, choice_id
+),
+ranked AS (
+    SELECT wrong.question_id, choices.text, wrong.picked,
+           ROW_NUMBER() OVER (PARTITION BY wrong.question_id ORDER BY wrong.picked DESC, choices.position) AS n
+    FROM wrong JOIN choices ON choices.id = wrong.choice_id
+)
+SELECT figures.*, ranked.text AS top_wrong_choice, ranked.picked AS top_wrong_count
+FROM figures LEFT JOIN ranked ON ranked.question_id = figures.question_id AND ranked.n = 1
+"""
+
+
+def _question_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{question id: figures} for the questions the counted learners answered in the range."""
+    sql, params = _with_tables(
+        _QUESTION_FIGURES_SQL,
+        learners=_learner_ids(course=course, filters=filters),
+        course_answers=_course_answers(course=course, filters=filters).values(
+            "question_id", "user_id", "choice_id", "attempt", "is_correct"
+        ),
+        choices=Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text"),
+    )
+    return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
+
+
+def question_stats_list(*, course: Course, filters: DashboardFilters) -> list[QuestionStats]:
+    """Per quiz question: the first-try right rate, the average try at which learners got it right,
+    and the wrong choice picked most often (ties go to the earlier choice). Two queries."""
+    figures = _question_figures(course=course, filters=filters)
+    questions = (
+        Question.objects.filter(chapter__course=course)
+        .select_related("chapter")
+        .only("id", "chapter_id", "position", "prompt", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
+        .order_by("chapter__number", "position")
+    )
+    rows = []
+    for question in questions:
+        row = figures.get(question.pk, {})
+        first_tries, first_try_right = row.get("first_tries", 0), row.get("first_try_right", 0)
+        average_attempts = _number(row.get("average_attempts"))
+        rows.append(
+            QuestionStats(
+                question=question,
+                first_tries=first_tries,
+                first_try_right=first_try_right,
+                first_try_rate=_rate(first_try_right, first_tries),
+                average_attempts=None if average_attempts is None else round(average_attempts, 2),
+                learners=row.get("learners", 0),
+                answers=row.get("answers", 0),
+                top_wrong_choice=row.get("top_wrong_choice") or "",
+                top_wrong_count=row.get("top_wrong_count") or 0,
+            )
+        )
+    return rows
+
+
+# The middle value of each kind of measure per exercise, or the mean of the two middle ones:
+# PostgreSQL's percentile_cont sorts each group on its own; elsewhere window functions number
+# the values (one sort of them all, several times slower on PostgreSQL).
+_MEDIANS_BY_KIND = {
+    "postgresql": """medians_by_kind AS (
+    SELECT kind, exercise_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS m
+    FROM measures GROUP BY kind, exercise_id
+)""",
+    "portable": """ranked AS (
+    SELECT kind, exercise_id, v,
+           ROW_NUMBER() OVER (PARTITION BY kind, exercise_id ORDER BY v) AS i,
+           COUNT(*) OVER (PARTITION BY kind, exercise_id) AS c
+    FROM measures
+),
+medians_by_kind AS (
+    SELECT kind, exercise_id, AVG(v) AS m FROM ranked WHERE i IN ((c + 1) / 2, (c + 2) / 2) GROUP BY kind, exercise_id
+)""",
+}
+
+_EXERCISE_FIGURES_SQL = """,
+runs AS (SELECT course_runs.* FROM course_runs JOIN learners ON learners.user_id = course_runs.user_id),
+per_learner AS (
+    -- to_pass: how many runs the learner made up to and including their first passing one.
+    SELECT exercise_id, user_id, MIN(CASE WHEN check_passed THEN n END) AS to_pass
+    FROM (
+        SELECT exercise_id, user_id, check_passed,
+               ROW_NUMBER() OVER (PARTITION BY exercise_id, user_id ORDER BY created_at, id) AS n
+        FROM runs
+    ) numbered
+    GROUP BY exercise_id, user_id
+),
+learner_figures AS (
+    SELECT exercise_id, COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
+    FROM per_learner GROUP BY exercise_id
+),
+run_figures AS (
+    SELECT exercise_id, COUNT(*) AS runs,
+           SUM(CASE WHEN timed_out THEN 1 ELSE 0 END) AS timed_out,
+           SUM(CASE WHEN memory_stop THEN 1 ELSE 0 END) AS memory_stops
+    FROM runs GROUP BY exercise_id
+),
+measures AS (
+    SELECT 1 AS kind, exercise_id, to_pass AS v FROM per_learner WHERE to_pass IS NOT NULL
+    UNION ALL
+    SELECT 2 AS kind, exercise_id, duration_ms AS v FROM runs WHERE duration_ms IS NOT NULL
+),
+{medians_by_kind},
+medians AS (
+    SELECT exercise_id,
+           AVG(CASE WHEN kind = 1 THEN m END) AS median_runs_to_pass,
+           AVG(CASE WHEN kind = 2 THEN m END) AS median_duration_ms
+    FROM medians_by_kind GROUP BY exercise_id
+),
+errors AS (
+    SELECT exercise_id, error_name, COUNT(*) AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY COUNT(*) DESC, error_name) AS place
+    FROM runs WHERE error_name <> '' GROUP BY exercise_id, error_name
+)
+SELECT run_figures.*, learners_ran, learners_passed, median_runs_to_pass, median_duration_ms, error_name, n
+FROM run_figures
+JOIN learner_figures ON learner_figures.exercise_id = run_figures.exercise_id
+LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
+LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
+ORDER BY run_figures.exercise_id, errors.place
+"""
+
+
+def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{exercise id: figures} for the exercises the counted learners ran in the range, read in
+    one pass over the runs; `error_types` holds the commonest error names with their counts."""
+    medians = _MEDIANS_BY_KIND.get(connection.vendor, _MEDIANS_BY_KIND["portable"])
+    sql, params = _with_tables(
+        _EXERCISE_FIGURES_SQL.format(medians_by_kind=medians),
+        learners=_learner_ids(course=course, filters=filters),
+        course_runs=_course_runs(course=course, filters=filters)
+        .annotate(timed_out=Q(status=Run.Status.TIMED_OUT), memory_stop=Q(reason__startswith=MEMORY_REASON_PREFIX))
+        .values(
+            "exercise_id",
+            "user_id",
+            "created_at",
+            "id",
+            "check_passed",
+            "duration_ms",
+            "error_name",
+            "timed_out",
+            "memory_stop",
+        ),
+    )
+    figures: dict[int, dict] = {}
+    for row in _fetch_dicts(sql, [*params, TOP_ERRORS]):
+        error_name, count = row.pop("error_name"), row.pop("n")
+        exercise = figures.setdefault(row["exercise_id"], {**row, "error_types": []})
+        if error_name:
+            exercise["error_types"].append((error_name, count))
+    return figures
+
+
+def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[ExerciseStats]:
+    """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
+    stops, the median runs to a pass and run time, and the commonest error types. Two queries."""
+    figures = _exercise_figures(course=course, filters=filters)
+    exercises = (
+        Exercise.objects.filter(chapter__course=course)
+        .select_related("chapter")
+        .only("id", "slug", "title", "position", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
+        .order_by("chapter__number", "position")
+    )
+    rows = []
+    for exercise in exercises:
+        row = figures.get(exercise.pk, {})
+        learners_ran, learners_passed = row.get("learners_ran", 0), row.get("learners_passed", 0)
+        rows.append(
+            ExerciseStats(
+                exercise=exercise,
+                learners_ran=learners_ran,
+                learners_passed=learners_passed,
+                pass_rate=_rate(learners_passed, learners_ran),
+                runs=row.get("runs", 0),
+                timed_out=row.get("timed_out", 0),
+                memory_stops=row.get("memory_stops", 0),
+                median_runs_to_pass=_number(row.get("median_runs_to_pass")),
+                median_duration_ms=_number(row.get("median_duration_ms")),
+                error_types=row.get("error_types", []),
+            )
+        )
+    return rows
+
+
+def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> QuerySet:
+    """(user, exercise, failed): at least stuck_failed_runs() runs of the exercise in the range
+    whose check did not pass, for anyone (the caller leaves out exercises the learner passed,
+    once per row here rather than once per run, and joins the rows to the counted learners)."""
+    return (
+        _course_runs(course=course, filters=filters)
+        .exclude(check_passed=True)
+        .values("user_id", "exercise_id")
+        .annotate(failed=Count("id"))
+        .filter(failed__gte=stuck_failed_runs())
+    )
+
+
+def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[str, QuerySet]:
+    """Per learner, one grouped query each: the latest pass, right answer and completed chapter
+    in the course up to the end of the range (`at`), and the chapters completed in all (`n`)."""
+
+    def until_end(when: str) -> Q:
+        return Q(**{f"{when}__lt": filters.end_before}) if filters.end_before else Q()
+
+    def latest(queryset: QuerySet, when: str) -> QuerySet:
+        return queryset.filter(until_end(when)).exclude(**{when: None}).values("user_id").annotate(at=Max(when))
+
+    return {
+        "last_passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
+        "rights": latest(
+            QuizAnswer.objects.filter(question_id__in=_question_ids(course=course), is_correct=True), "answered_at"
+        ),
+        "completions": ChapterProgress.objects.filter(chapter__course=course)
+        .exclude(completed_at=None)
+        .values("user_id")
+        .annotate(at=Max("completed_at", filter=until_end("completed_at")), n=Count("id")),
+    }
+
+
+_STUCK_SQL = """,
+progress AS (
+    SELECT learners.user_id, learners.user__username AS username,
+           {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
+                      COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
+               AS last_progress_at,
+           COALESCE(completions.n, 0) AS completed
+    FROM learners
+    LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
+    LEFT JOIN rights ON rights.user_id = learners.user_id
+    LEFT JOIN completions ON completions.user_id = learners.user_id
+),
+worst AS (
+    SELECT failing.user_id, failing.failed, exercises.title,
+           ROW_NUMBER() OVER (
+               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
+           ) AS n
+    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
+    )
+),
+stuck AS (
+    SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
+           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
+)
+SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
+FROM stuck
+WHERE idle OR failed IS NOT NULL
+ORDER BY failed IS NULL, last_progress_at, user_id
+LIMIT %s
+"""
+
+
+def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int) -> tuple[list[StuckLearner], int]:
+    """Learners who look stuck, those with failing runs first, then longest without progress, and
+    how many there are in all. One query: each per-learner figure is grouped once and joined to
+    the learners (a correlated subquery per learner cost seconds on a large course)."""
+    idle_since = filters.reference_time() - dt.timedelta(days=stuck_idle_days())
+    sql, params = _with_tables(
+        _STUCK_SQL.format(greatest="GREATEST" if connection.vendor == "postgresql" else "MAX"),
+        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
+        failing=_failing_runs_by_exercise(course=course, filters=filters),
+        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
+        .exclude(passed_at=None)
+        .values("user_id", "exercise_id"),
+        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
+        chapters=Chapter.objects.filter(course=course).values("id"),
+        **_per_learner_progress(course=course, filters=filters),
+    )
+    params += [connection.ops.adapt_datetimefield_value(idle_since), limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    stuck = []
+    for user_id, username, last_progress_at, idle, failed_runs, failed_exercise, _ in rows:
+        reasons = []
+        if failed_runs:
+            reasons.append(f"{failed_runs} runs of “{failed_exercise}” without a pass")
+        if idle:
+            reasons.append(f"no progress for {stuck_idle_days()}+ days")
+        stuck.append(
+            StuckLearner(
+                user_id=user_id,
+                username=username,
+                last_progress_at=_datetime(last_progress_at),
+                failed_runs=failed_runs,
+                failed_exercise=failed_exercise,
+                reasons=reasons,
+            )
+        )
+    return stuck, rows[0][-1] if rows else 0
