@@ -12,7 +12,7 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
 from courses.models import (
     Chapter,
@@ -23,24 +23,23 @@ from courses.models import (
     Exercise,
     ExerciseState,
     Question,
-    QuizAnswer,
 )
-from runner.models import Run
+from teaching.models import ChapterSummary, ExerciseSummary
 from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
-    MEMORY_REASON_PREFIX,
     TOP_ERRORS,
     DashboardFilters,
     _course_answers,
-    _course_runs,
     _datetime,
     _enrolments,
     _exercise_ids,
     _fetch_dicts,
+    _json_each,
     _learner_ids,
     _number,
     _question_ids,
     _rate,
+    _summaries,
     _with_tables,
     active_days,
     cohort_list_for_course,
@@ -263,67 +262,51 @@ def question_stats_list(*, course: Course, filters: DashboardFilters) -> list[Qu
     return rows
 
 
-# The middle value of each kind of measure per exercise, or the mean of the two middle ones:
-# PostgreSQL's percentile_cont sorts each group on its own; elsewhere window functions number
-# the values (one sort of them all, several times slower on PostgreSQL).
-_MEDIANS_BY_KIND = {
-    "postgresql": """medians_by_kind AS (
-    SELECT kind, exercise_id, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) AS m
-    FROM measures GROUP BY kind, exercise_id
-)""",
-    "portable": """ranked AS (
-    SELECT kind, exercise_id, v,
-           ROW_NUMBER() OVER (PARTITION BY kind, exercise_id ORDER BY v) AS i,
-           COUNT(*) OVER (PARTITION BY kind, exercise_id) AS c
-    FROM measures
-),
-medians_by_kind AS (
-    SELECT kind, exercise_id, AVG(v) AS m FROM ranked WHERE i IN ((c + 1) / 2, (c + 2) / 2) GROUP BY kind, exercise_id
-)""",
-}
-
+# Medians from counts of each value (histograms): the values are numbered by a running sum of
+# their counts, and the median is the value at the middle place, or the mean of the two middle ones.
 _EXERCISE_FIGURES_SQL = """,
-runs AS (SELECT course_runs.* FROM course_runs JOIN learners ON learners.user_id = course_runs.user_id),
-per_learner AS (
-    -- to_pass: how many runs the learner made up to and including their first passing one.
-    SELECT exercise_id, user_id, MIN(CASE WHEN check_passed THEN n END) AS to_pass
-    FROM (
-        SELECT exercise_id, user_id, check_passed,
-               ROW_NUMBER() OVER (PARTITION BY exercise_id, user_id ORDER BY created_at, id) AS n
-        FROM runs
-    ) numbered
-    GROUP BY exercise_id, user_id
+summaries AS (
+    SELECT course_summaries.* FROM course_summaries JOIN learners ON learners.user_id = course_summaries.user_id
 ),
-learner_figures AS (
-    SELECT exercise_id, COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
-    FROM per_learner GROUP BY exercise_id
+per_learner AS (
+    -- to_pass: the first pass's number among the learner's runs, less the runs before the range.
+    SELECT exercise_id, user_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           MIN(first_pass_number) - MIN(runs_before) AS to_pass
+    FROM summaries GROUP BY exercise_id, user_id
 ),
 run_figures AS (
-    SELECT exercise_id, COUNT(*) AS runs,
-           SUM(CASE WHEN timed_out THEN 1 ELSE 0 END) AS timed_out,
-           SUM(CASE WHEN memory_stop THEN 1 ELSE 0 END) AS memory_stops
-    FROM runs GROUP BY exercise_id
+    SELECT exercise_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
+    FROM per_learner GROUP BY exercise_id
 ),
-measures AS (
-    SELECT 1 AS kind, exercise_id, to_pass AS v FROM per_learner WHERE to_pass IS NOT NULL
+counted AS (
+    SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
+    FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
     UNION ALL
-    SELECT 2 AS kind, exercise_id, duration_ms AS v FROM runs WHERE duration_ms IS NOT NULL
+    SELECT 2 AS kind, exercise_id, CAST(d.key AS INTEGER) AS v, SUM(CAST(d.value AS INTEGER)) AS n
+    FROM summaries, {json_each}(summaries.durations) AS d GROUP BY exercise_id, CAST(d.key AS INTEGER)
 ),
-{medians_by_kind},
+placed AS (
+    SELECT kind, exercise_id, v, CAST(n AS INTEGER) AS n,
+           CAST(SUM(n) OVER (PARTITION BY kind, exercise_id ORDER BY v) AS INTEGER) AS upto,
+           CAST(SUM(n) OVER (PARTITION BY kind, exercise_id) AS INTEGER) AS c
+    FROM counted
+),
 medians AS (
     SELECT exercise_id,
-           AVG(CASE WHEN kind = 1 THEN m END) AS median_runs_to_pass,
-           AVG(CASE WHEN kind = 2 THEN m END) AS median_duration_ms
-    FROM medians_by_kind GROUP BY exercise_id
+           AVG(CASE WHEN kind = 1 THEN v END) AS median_runs_to_pass,
+           AVG(CASE WHEN kind = 2 THEN v END) AS median_duration_ms
+    FROM placed
+    WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
+    GROUP BY exercise_id
 ),
 errors AS (
-    SELECT exercise_id, error_name, COUNT(*) AS n,
-           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY COUNT(*) DESC, error_name) AS place
-    FROM runs WHERE error_name <> '' GROUP BY exercise_id, error_name
+    SELECT exercise_id, e.key AS error_name, SUM(CAST(e.value AS INTEGER)) AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(CAST(e.value AS INTEGER)) DESC, e.key) AS place
+    FROM summaries, {json_each}(summaries.errors) AS e GROUP BY exercise_id, e.key
 )
-SELECT run_figures.*, learners_ran, learners_passed, median_runs_to_pass, median_duration_ms, error_name, n
+SELECT run_figures.*, median_runs_to_pass, median_duration_ms, error_name, n
 FROM run_figures
-JOIN learner_figures ON learner_figures.exercise_id = run_figures.exercise_id
 LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
 LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
 ORDER BY run_figures.exercise_id, errors.place
@@ -332,23 +315,21 @@ ORDER BY run_figures.exercise_id, errors.place
 
 def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
     """{exercise id: figures} for the exercises the counted learners ran in the range, read in
-    one pass over the runs; `error_types` holds the commonest error names with their counts."""
-    medians = _MEDIANS_BY_KIND.get(connection.vendor, _MEDIANS_BY_KIND["portable"])
+    one pass over the learners' summaries (teaching.models.ExerciseSummary), never the runs;
+    `error_types` holds the commonest error names with their counts."""
     sql, params = _with_tables(
-        _EXERCISE_FIGURES_SQL.format(medians_by_kind=medians),
+        _EXERCISE_FIGURES_SQL.format(json_each=_json_each()),
         learners=_learner_ids(course=course, filters=filters),
-        course_runs=_course_runs(course=course, filters=filters)
-        .annotate(timed_out=Q(status=Run.Status.TIMED_OUT), memory_stop=Q(reason__startswith=MEMORY_REASON_PREFIX))
-        .values(
+        course_summaries=_summaries(ExerciseSummary, course=course, filters=filters).values(
             "exercise_id",
             "user_id",
-            "created_at",
-            "id",
-            "check_passed",
-            "duration_ms",
-            "error_name",
+            "runs",
             "timed_out",
-            "memory_stop",
+            "memory_stops",
+            "runs_before",
+            "first_pass_number",
+            "durations",
+            "errors",
         ),
     )
     figures: dict[int, dict] = {}
@@ -356,7 +337,7 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
         error_name, count = row.pop("error_name"), row.pop("n")
         exercise = figures.setdefault(row["exercise_id"], {**row, "error_types": []})
         if error_name:
-            exercise["error_types"].append((error_name, count))
+            exercise["error_types"].append((error_name, int(count)))
     return figures
 
 
@@ -394,12 +375,11 @@ def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[Ex
 def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> QuerySet:
     """(user, exercise, failed): at least stuck_failed_runs() runs of the exercise in the range
     whose check did not pass, for anyone (the caller leaves out exercises the learner passed,
-    once per row here rather than once per run, and joins the rows to the counted learners)."""
+    once per row here, and joins the rows to the counted learners)."""
     return (
-        _course_runs(course=course, filters=filters)
-        .exclude(check_passed=True)
+        _summaries(ExerciseSummary, course=course, filters=filters)
         .values("user_id", "exercise_id")
-        .annotate(failed=Count("id"))
+        .annotate(failed=Sum(F("runs") - F("passes")))
         .filter(failed__gte=stuck_failed_runs())
     )
 
@@ -416,9 +396,7 @@ def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[
 
     return {
         "last_passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
-        "rights": latest(
-            QuizAnswer.objects.filter(question_id__in=_question_ids(course=course), is_correct=True), "answered_at"
-        ),
+        "rights": latest(ChapterSummary.objects.filter(course=course), "last_right_at"),
         "completions": ChapterProgress.objects.filter(chapter__course=course)
         .exclude(completed_at=None)
         .values("user_id")

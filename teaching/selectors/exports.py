@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from django.db import connection
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, QuerySet, Sum
 
 from courses.models import ChapterProgress, Course, ExerciseState
+from teaching.models import ChapterSummary, ExerciseSummary
 from teaching.selectors.course import question_stats_list
 from teaching.selectors.filters import (
     DashboardFilters,
-    _course_answers,
-    _course_runs,
     _datetime,
     _enrolments,
     _exercise_ids,
+    _summaries,
     _with_tables,
 )
 
@@ -48,7 +48,7 @@ ORDER BY learners.user__username
 def learner_progress_rows(*, course: Course, filters: DashboardFilters, chunk_size: int = 2000):
     """One tuple per counted learner (LEARNER_CSV_HEADER), read from a server-side cursor in
     chunks so an export of any size holds one chunk in memory. Each count is grouped by learner
-    once over the course and joined to the learners."""
+    once over the course (runs and answers from their summaries) and joined to the learners."""
 
     def per_learner(queryset: QuerySet, **counts) -> QuerySet:
         return queryset.values("user_id").annotate(n=Count("id"), **counts)
@@ -68,13 +68,12 @@ def learner_progress_rows(*, course: Course, filters: DashboardFilters, chunk_si
                 filters.in_range("passed_at"), exercise_id__in=_exercise_ids(course=course), passed_at__isnull=False
             )
         ),
-        answers=per_learner(
-            _course_answers(course=course, filters=filters),
-            first_try_right=Count("id", filter=Q(attempt=1, is_correct=True)),
-        ),
-        runs=per_learner(
-            _course_runs(course=course, filters=filters), not_passed=Count("id", filter=~Q(check_passed=True))
-        ),
+        answers=_summaries(ChapterSummary, course=course, filters=filters)
+        .values("user_id")
+        .annotate(n=Sum("answers"), first_try_right=Sum("first_try_right")),
+        runs=_summaries(ExerciseSummary, course=course, filters=filters)
+        .values("user_id")
+        .annotate(n=Sum("runs"), not_passed=Sum(F("runs") - F("passes"))),
     )
     # A server-side cursor on PostgreSQL, as QuerySet.iterator() uses.
     with connection.chunked_cursor() as cursor:

@@ -27,7 +27,6 @@ from django.utils.dateparse import parse_datetime
 
 from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question, QuizAnswer
 from courses.selectors import _is_staff, course_taught_by
-from runner.models import Run
 
 
 def _setting(name: str, default: int) -> int:
@@ -54,7 +53,6 @@ def stuck_shown() -> int:
 
 # The chapter columns a dashboard row shows (its text stays in the database).
 _CHAPTER_FIELDS = ("id", "number", "slug", "title")
-MEMORY_REASON_PREFIX = "memory limit"  # runner.sandbox.protocol.limit_reason("memory")
 TOP_ERRORS = 3
 
 # --- Access -----------------------------------------------------------------------------------------
@@ -196,20 +194,28 @@ def _question_ids(*, course: Course) -> QuerySet:
     return Question.objects.filter(chapter__course=course).values("id")
 
 
-def _course_runs(*, course: Course, filters: DashboardFilters) -> QuerySet[Run]:
-    """Finished runs of the course's exercises in the range, by anyone: callers join them to the
+def _course_answers(*, course: Course, filters: DashboardFilters) -> QuerySet[QuizAnswer]:
+    """Quiz answers to the course's questions in the range, by anyone: callers join them to the
     counted learners (a join the planner sizes well, where `user_id IN (...)` of a cohort's
     learners was misjudged as a handful of rows and looked up one learner at a time)."""
-    return Run.objects.filter(
-        filters.in_range("created_at"),
-        exercise_id__in=_exercise_ids(course=course),
-        status__in=Run.TERMINAL,
-    )
-
-
-def _course_answers(*, course: Course, filters: DashboardFilters) -> QuerySet[QuizAnswer]:
-    """Quiz answers to the course's questions in the range, by anyone (joined like _course_runs)."""
     return QuizAnswer.objects.filter(filters.in_range("answered_at"), question_id__in=_question_ids(course=course))
+
+
+def _summaries(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
+    """The course's summary rows (teaching.models) for the days in the range, of anyone: callers
+    join them to the counted learners, as they do runs. A day is the filter's unit, so the rows
+    of the range's days hold exactly the events in it."""
+    summaries = model.objects.filter(course=course)
+    if filters.start is not None:
+        summaries = summaries.filter(day__gte=filters.start)
+    if filters.end is not None:
+        summaries = summaries.filter(day__lte=filters.end)
+    return summaries
+
+
+def _json_each() -> str:
+    """The table function that turns a JSON object into (key, value) rows."""
+    return "jsonb_each_text" if connection.vendor == "postgresql" else "json_each"
 
 
 def _fetch_dicts(sql: str, params: list) -> list[dict]:
