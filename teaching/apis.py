@@ -74,7 +74,9 @@ class _ExerciseSerializer(serializers.Serializer):
     timed_out = serializers.IntegerField()
     memory_stops = serializers.IntegerField()
     median_runs_to_pass = serializers.FloatField(allow_null=True)
-    median_duration_ms = serializers.FloatField(allow_null=True)
+    median_duration_ms = serializers.FloatField(
+        allow_null=True, help_text="The median of the mean run time of each learner who ran it."
+    )
     error_types = serializers.SerializerMethodField()
 
     def get_error_types(self, obj) -> list[dict]:

@@ -30,16 +30,22 @@ class ExerciseSummary(models.Model):
     # before the range's first day.
     runs_before = models.PositiveIntegerField(default=0, help_text="The learner's runs of it on earlier days.")
     first_pass_number = models.PositiveIntegerField(null=True, blank=True)
-    # {duration in ms: runs} and {error name: runs}: medians and the commonest errors, exactly.
-    durations = models.JSONField(default=dict, blank=True)
-    errors = models.JSONField(default=dict, blank=True)
+    # A learner's mean run time in a range: the median of the learners' means is the dashboard's
+    # "median run time" (a median of every run would read every run).
+    timed_runs = models.PositiveIntegerField(default=0, help_text="Runs with a duration.")
+    duration_total_ms = models.PositiveBigIntegerField(default=0)
     last_run_at = models.DateTimeField()
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["user", "exercise", "day"], name="exercise_summary_unique"),
             models.CheckConstraint(
-                condition=Q(passes__lte=F("runs"), timed_out__lte=F("runs"), memory_stops__lte=F("runs")),
+                condition=Q(
+                    passes__lte=F("runs"),
+                    timed_out__lte=F("runs"),
+                    memory_stops__lte=F("runs"),
+                    timed_runs__lte=F("runs"),
+                ),
                 name="exercise_summary_counts_within_runs",
             ),
             # A pass that day, and only then, has a number, and it comes after the earlier days' runs.
@@ -53,6 +59,28 @@ class ExerciseSummary(models.Model):
 
     def __str__(self):
         return f"{self.user_id} on exercise {self.exercise_id}, {self.day}: {self.runs} runs"
+
+
+class ExerciseErrorSummary(models.Model):
+    """How many of a learner's runs of one exercise on one day ended with one error type (a row
+    per error type seen): the dashboard's commonest errors, exactly, from narrow rows."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    error_name = models.CharField(max_length=100)
+    runs = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "exercise", "day", "error_name"], name="exercise_error_unique"),
+            models.CheckConstraint(condition=~Q(error_name=""), name="exercise_error_named"),
+        ]
+        indexes = [models.Index(fields=["course", "day"], name="exercise_error_course_day")]
+
+    def __str__(self):
+        return f"{self.user_id} on exercise {self.exercise_id}, {self.day}: {self.runs} x {self.error_name}"
 
 
 class ChapterSummary(models.Model):

@@ -24,7 +24,7 @@ from courses.models import (
     ExerciseState,
     Question,
 )
-from teaching.models import ChapterSummary, ExerciseSummary
+from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
     TOP_ERRORS,
@@ -34,7 +34,6 @@ from teaching.selectors.filters import (
     _enrolments,
     _exercise_ids,
     _fetch_dicts,
-    _json_each,
     _learner_ids,
     _number,
     _question_ids,
@@ -271,7 +270,9 @@ summaries AS (
 per_learner AS (
     -- to_pass: the first pass's number among the learner's runs, less the runs before the range.
     SELECT exercise_id, user_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
-           MIN(first_pass_number) - MIN(runs_before) AS to_pass
+           MIN(first_pass_number) - MIN(runs_before) AS to_pass,
+           CASE WHEN SUM(timed_runs) > 0
+                THEN CAST(ROUND(1.0 * SUM(duration_total_ms) / SUM(timed_runs)) AS INTEGER) END AS mean_ms
     FROM summaries GROUP BY exercise_id, user_id
 ),
 run_figures AS (
@@ -283,8 +284,8 @@ counted AS (
     SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
     FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
     UNION ALL
-    SELECT 2 AS kind, exercise_id, CAST(d.key AS INTEGER) AS v, SUM(CAST(d.value AS INTEGER)) AS n
-    FROM summaries, {json_each}(summaries.durations) AS d GROUP BY exercise_id, CAST(d.key AS INTEGER)
+    SELECT 2 AS kind, exercise_id, mean_ms AS v, COUNT(*) AS n
+    FROM per_learner WHERE mean_ms IS NOT NULL GROUP BY exercise_id, mean_ms
 ),
 placed AS (
     SELECT kind, exercise_id, v, CAST(n AS INTEGER) AS n,
@@ -301,9 +302,10 @@ medians AS (
     GROUP BY exercise_id
 ),
 errors AS (
-    SELECT exercise_id, e.key AS error_name, SUM(CAST(e.value AS INTEGER)) AS n,
-           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(CAST(e.value AS INTEGER)) DESC, e.key) AS place
-    FROM summaries, {json_each}(summaries.errors) AS e GROUP BY exercise_id, e.key
+    SELECT exercise_id, error_name, SUM(runs) AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(runs) DESC, error_name) AS place
+    FROM course_errors JOIN learners ON learners.user_id = course_errors.user_id
+    GROUP BY exercise_id, error_name
 )
 SELECT run_figures.*, median_runs_to_pass, median_duration_ms, error_name, n
 FROM run_figures
@@ -315,10 +317,11 @@ ORDER BY run_figures.exercise_id, errors.place
 
 def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
     """{exercise id: figures} for the exercises the counted learners ran in the range, read in
-    one pass over the learners' summaries (teaching.models.ExerciseSummary), never the runs;
-    `error_types` holds the commonest error names with their counts."""
+    one pass over the learners' summaries (teaching.models), never the runs; `error_types` holds
+    the commonest error names with their counts, `median_duration_ms` is the median of the
+    learners' mean run times."""
     sql, params = _with_tables(
-        _EXERCISE_FIGURES_SQL.format(json_each=_json_each()),
+        _EXERCISE_FIGURES_SQL,
         learners=_learner_ids(course=course, filters=filters),
         course_summaries=_summaries(ExerciseSummary, course=course, filters=filters).values(
             "exercise_id",
@@ -328,8 +331,11 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
             "memory_stops",
             "runs_before",
             "first_pass_number",
-            "durations",
-            "errors",
+            "timed_runs",
+            "duration_total_ms",
+        ),
+        course_errors=_summaries(ExerciseErrorSummary, course=course, filters=filters).values(
+            "exercise_id", "user_id", "error_name", "runs"
         ),
     )
     figures: dict[int, dict] = {}
@@ -343,7 +349,8 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
 
 def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[ExerciseStats]:
     """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
-    stops, the median runs to a pass and run time, and the commonest error types. Two queries."""
+    stops, the median runs to a pass, the median of the learners' mean run times, and the
+    commonest error types. Two queries."""
     figures = _exercise_figures(course=course, filters=filters)
     exercises = (
         Exercise.objects.filter(chapter__course=course)

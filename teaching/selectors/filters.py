@@ -213,11 +213,6 @@ def _summaries(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
     return summaries
 
 
-def _json_each() -> str:
-    """The table function that turns a JSON object into (key, value) rows."""
-    return "jsonb_each_text" if connection.vendor == "postgresql" else "json_each"
-
-
 def _fetch_dicts(sql: str, params: list) -> list[dict]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)

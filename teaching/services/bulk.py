@@ -3,7 +3,7 @@ COPY, which takes the same rows several times faster (a 100,000-learner course i
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.models import AutoField
 
 BATCH = 5000
@@ -14,6 +14,9 @@ class RowWriter:
 
     def __init__(self, batch: int = BATCH):
         self.batch = batch
+        # The connection itself, not django.db.connection's per-attribute lookup (a cost per value).
+        self.connection = connections[DEFAULT_DB_ALIAS]
+        self.copies = self.connection.vendor == "postgresql"
         self.pending: dict[type, list] = {}
         self.written: dict[type, int] = {}
 
@@ -35,8 +38,8 @@ class RowWriter:
         for m in [model] if model else list(self.pending):
             rows = self.pending.get(m) or []
             if rows:
-                if connection.vendor == "postgresql":
-                    _copy(model=m, rows=rows)
+                if self.copies:
+                    _copy(connection=self.connection, model=m, rows=rows)
                 else:
                     objs = [m(**row) if isinstance(row, dict) else row for row in rows]
                     m.objects.bulk_create(objs, batch_size=self.batch)
@@ -44,7 +47,7 @@ class RowWriter:
                 self.pending[m] = []
 
 
-def _copy(*, model, rows: list) -> None:
+def _copy(*, connection, model, rows: list) -> None:
     fields = [f for f in model._meta.concrete_fields if not isinstance(f, AutoField)]
     columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
     table = connection.ops.quote_name(model._meta.db_table)

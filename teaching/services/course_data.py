@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from courses.models import (
@@ -273,7 +273,7 @@ def _depth(*, rng: random.Random, parts: int) -> int:
 def _put(writer: RowWriter, model, values: dict, json_fields: tuple[str, ...] = ()) -> None:
     """The biggest tables go to COPY as plain values on PostgreSQL (making a model instance per
     row cost more than writing it); elsewhere as model instances."""
-    if connection.vendor == "postgresql":
+    if writer.copies:
         for name in json_fields:
             values[name] = json.dumps(values[name])
         writer.add_values(model, values)
@@ -337,8 +337,9 @@ def _learner(
                         rng=rng, writer=writer, user=user, exercise=exercise, at=clock, passed=passes and n == count - 1
                     )
                 )
-            for summary in rollups.exercise_summaries_build(course_id=course.pk, runs=runs):
-                writer.add(summary)
+            summaries, errors = rollups.exercise_summaries_build(course_id=course.pk, runs=runs)
+            for row in (*summaries, *errors):
+                writer.add(row)
             if passes:
                 writer.add(ExerciseState(user=user, exercise=exercise, passed_at=clock, code="# passed"))
             elif done:

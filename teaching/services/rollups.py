@@ -19,7 +19,7 @@ from django.db.models import F, Sum
 
 from courses.models import Course, QuizAnswer
 from runner.models import Run
-from teaching.models import ChapterSummary, ExerciseSummary
+from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.services.bulk import RowWriter
 
 
@@ -61,10 +61,8 @@ def _count_run(summary: ExerciseSummary, run: RunFacts) -> None:
     summary.timed_out += run.timed_out
     summary.memory_stops += run.memory_stop
     if run.duration_ms is not None:
-        key = str(run.duration_ms)
-        summary.durations[key] = summary.durations.get(key, 0) + 1
-    if run.error_name:
-        summary.errors[run.error_name] = summary.errors.get(run.error_name, 0) + 1
+        summary.timed_runs += 1
+        summary.duration_total_ms += run.duration_ms
     summary.last_run_at = max(summary.last_run_at, run.finished_at) if summary.last_run_at else run.finished_at
 
 
@@ -97,11 +95,24 @@ def exercise_summary_add_run(*, course_id: int, run: RunFacts) -> ExerciseSummar
                 summary = ExerciseSummary.objects.select_for_update().get(**key, day=day)
         _count_run(summary, run)
         summary.save()
+        if run.error_name:
+            _error_count(summary=summary, error_name=run.error_name)
         # A run counted on a day before others already summarised moves their numbers on by one.
         later = ExerciseSummary.objects.filter(**key, day__gt=day)
         later.update(runs_before=F("runs_before") + 1)
         later.exclude(first_pass_number=None).update(first_pass_number=F("first_pass_number") + 1)
     return summary
+
+
+def _error_count(*, summary: ExerciseSummary, error_name: str) -> None:
+    key = {"user_id": summary.user_id, "exercise_id": summary.exercise_id, "day": summary.day, "error_name": error_name}
+    if ExerciseErrorSummary.objects.filter(**key).update(runs=F("runs") + 1):
+        return
+    try:
+        with transaction.atomic():
+            ExerciseErrorSummary.objects.create(**key, course_id=summary.course_id, runs=1)
+    except IntegrityError:  # made meanwhile by a run of the same day
+        ExerciseErrorSummary.objects.filter(**key).update(runs=F("runs") + 1)
 
 
 def chapter_summary_add_answer(*, course_id: int, answer: AnswerFacts) -> ChapterSummary:
@@ -123,9 +134,12 @@ def chapter_summary_add_answer(*, course_id: int, answer: AnswerFacts) -> Chapte
 # --- From rows: a learner's runs of one exercise, or answers in one chapter, oldest first -------------
 
 
-def exercise_summaries_build(*, course_id: int, runs: Iterable[RunFacts]) -> list[ExerciseSummary]:
-    """The summaries of one learner's runs of one exercise, given oldest first."""
+def exercise_summaries_build(
+    *, course_id: int, runs: Iterable[RunFacts]
+) -> tuple[list[ExerciseSummary], list[ExerciseErrorSummary]]:
+    """The summaries of one learner's runs of one exercise, given oldest first, and their error rows."""
     summaries: list[ExerciseSummary] = []
+    errors: dict[tuple, ExerciseErrorSummary] = {}
     for day, same_day in itertools.groupby(runs, key=lambda run: _day(run.created_at)):
         before = summaries[-1].runs_before + summaries[-1].runs if summaries else 0
         summary = None
@@ -137,13 +151,22 @@ def exercise_summaries_build(*, course_id: int, runs: Iterable[RunFacts]) -> lis
                     course_id=course_id,
                     day=day,
                     runs_before=before,
-                    durations={},
-                    errors={},
                     last_run_at=run.finished_at,
                 )
             _count_run(summary, run)
+            if run.error_name:
+                error = errors.get((day, run.error_name))
+                if error is None:
+                    error = errors[day, run.error_name] = ExerciseErrorSummary(
+                        user_id=run.user_id,
+                        exercise_id=run.exercise_id,
+                        course_id=course_id,
+                        day=day,
+                        error_name=run.error_name,
+                    )
+                error.runs += 1
         summaries.append(summary)
-    return summaries
+    return summaries, list(errors.values())
 
 
 def chapter_summaries_build(*, course_id: int, answers: Iterable[AnswerFacts]) -> list[ChapterSummary]:
@@ -202,12 +225,14 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
     )
     with transaction.atomic():
         ExerciseSummary.objects.filter(course=course).delete()
+        ExerciseErrorSummary.objects.filter(course=course).delete()
         ChapterSummary.objects.filter(course=course).delete()
         writer = RowWriter()
         facts = (run_facts(**dict(zip(run_columns, row, strict=True))) for row in runs.iterator(chunk_size=5000))
         for _, group in itertools.groupby(facts, key=lambda run: (run.exercise_id, run.user_id)):
-            for summary in exercise_summaries_build(course_id=course.pk, runs=group):
-                writer.add(summary)
+            summaries, errors = exercise_summaries_build(course_id=course.pk, runs=group)
+            for row in (*summaries, *errors):
+                writer.add(row)
         writer.flush()
         say(f"{writer.written.get(ExerciseSummary, 0)} exercise summaries")
         answer_facts = (AnswerFacts(*row) for row in answers.iterator(chunk_size=5000))
@@ -218,5 +243,6 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         say(f"{writer.written.get(ChapterSummary, 0)} chapter summaries")
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(f"ANALYZE {ExerciseSummary._meta.db_table}, {ChapterSummary._meta.db_table}")
+            tables = (model._meta.db_table for model in (ExerciseSummary, ExerciseErrorSummary, ChapterSummary))
+            cursor.execute(f"ANALYZE {', '.join(tables)}")
     return writer.written.get(ExerciseSummary, 0), writer.written.get(ChapterSummary, 0)
