@@ -4,6 +4,11 @@ miss, exercises that fail and learners who look stuck.
 Every figure is computed by the database (aggregates, annotations, window functions), one query
 per block of the page, so a dashboard costs the same number of queries for ten learners or ten
 thousand. Python only loops over a course's chapters, questions and exercises, never its learners.
+
+Runs are read from their per-learner, per-day summaries (teaching.models), never the run table;
+chapter progress and exercise passes from their own per-learner rows. Quiz questions' figures
+still read the answers: which wrong choice is picked most, and by how many learners, needs them
+one by one (a summary per learner and question would be nearly as many rows).
 """
 
 from __future__ import annotations
