@@ -1,13 +1,18 @@
 #!/usr/bin/env python
-"""Instructor dashboard timings on a generated 10,000-learner course, against PostgreSQL.
+"""Instructor dashboard timings on generated courses of 10,000 and 100,000 learners, against PostgreSQL.
 
-Uses its own database (`--database`, default ec_bench_dash) on the server named by DATABASE_URL:
-creates and migrates it, generates the course (`manage.py generate_course_data`, 10,000 learners,
-10 parts, 200,000 runs) when it is not there yet, then times, through Django's test Client as the
-course's instructor: the dashboard page (all learners and one cohort) and the two CSV exports
-(read to the last byte). Prints p50 and p95 per request, with the page's query count.
+One command does it all, size by size (each in its own process, on its own database on the server
+named by DATABASE_URL, `ec_bench_dash_10k` and `ec_bench_dash_100k` by default): creates and
+migrates the database, generates the course when it is not there yet (`manage.py
+generate_course_data`, 20 runs per learner: 200,000 and 2,000,000), builds the dashboards'
+summaries when the course has none (`rollups_rebuild`, where the teaching app has them), then
+times, through Django's test Client as the course's instructor, every dashboard page and API (all
+learners, one cohort, a date range, one learner) and both CSV exports. Prints p50 and p95 per
+request with its query count and bytes; each CSV export is also read once in a forked child whose
+peak RSS is printed beside the parent's RSS (a streamed export holds one chunk, whatever the size).
 
-    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/dashboard.py [--repeat 20]
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/dashboard.py \\
+        [--sizes 10000,100000] [--repeat N]
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -22,6 +28,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 SLUG = "bench-generated"
+RUNS_PER_LEARNER = 20
 
 
 def main() -> int:
@@ -30,64 +37,143 @@ def main() -> int:
     if not base.startswith("postgres"):
         print("bench/dashboard.py needs DATABASE_URL pointing at PostgreSQL", file=sys.stderr)
         return 2
-    database_create(base=base, name=args.database)
-    parts = urlsplit(base)
-    os.environ["DATABASE_URL"] = urlunsplit(parts._replace(path=f"/{args.database}"))
+    if args.one is not None:
+        return bench_one(args=args, base=base, learners=args.one)
+    status = 0
+    for learners in (int(size) for size in args.sizes.split(",")):
+        # A process per size: Django reads its database once, at setup.
+        command = [sys.executable, __file__, "--one", str(learners), "--database-prefix", args.database_prefix]
+        if args.repeat:
+            command += ["--repeat", str(args.repeat)]
+        status |= subprocess.call(command)
+    return status
+
+
+def bench_one(*, args, base: str, learners: int) -> int:
+    name = f"{args.database_prefix}_{database_suffix(learners)}"
+    database_create(base=base, name=name)
+    os.environ["DATABASE_URL"] = urlunsplit(urlsplit(base)._replace(path=f"/{name}"))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecplatform.settings.test")
     sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
 
     import django
 
     django.setup()
+    from django.apps import apps
     from django.core.management import call_command
     from django.db import connection
     from django.test import Client
-    from django.test.utils import CaptureQueriesContext
 
-    from courses.models import Course
+    from courses.models import Course, ExerciseState
 
     call_command("migrate", verbosity=0)
     course = Course.objects.filter(slug=SLUG).first()
     if course is None:
         started = time.monotonic()
         call_command(
-            "generate_course_data", slug=SLUG, learners=args.learners, chapters=10, runs=args.runs, verbosity=1
+            "generate_course_data", slug=SLUG, learners=learners, runs=learners * RUNS_PER_LEARNER, verbosity=1
         )
         print(f"generated in {time.monotonic() - started:.1f} s")
         course = Course.objects.get(slug=SLUG)
+    if apps.is_installed("teaching"):
+        from teaching.models import ExerciseSummary
+        from teaching.services.rollups import rollups_rebuild
+
+        if not ExerciseSummary.objects.filter(course=course).exists():
+            started = time.monotonic()
+            made = rollups_rebuild(course=course)
+            print(f"summaries built from the stored rows in {time.monotonic() - started:.1f} s: {made}")
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
-    learners = course.enrolments.count()
-    runs = course.chapters.values("exercises__runs").count()
+        cursor.execute(
+            "SELECT COUNT(*) FROM runner_run r JOIN courses_exercise e ON e.id = r.exercise_id "
+            "JOIN courses_chapter c ON c.id = e.chapter_id WHERE c.course_id = %s",
+            [course.pk],
+        )
+        runs = cursor.fetchone()[0]
+    enrolled = course.enrolments.count()
     cohort = course.cohorts.order_by("name").first()
+    learner = (
+        ExerciseState.objects.filter(exercise__chapter__course=course).order_by("id").values_list("user_id", flat=True)
+    ).first()
 
     client = Client()
     client.force_login(course.instructors.get())
-    base_url = f"/teach/{SLUG}/"
+    page, api = f"/teach/{SLUG}/", f"/api/teach/courses/{SLUG}/"
     cases = [
-        ("dashboard page", base_url),
-        (f"dashboard page, cohort {cohort.name!r}", f"{base_url}?cohort={cohort.pk}"),
-        ("dashboard page, date range", f"{base_url}?start=2000-01-01&end=2100-01-01"),
-        ("CSV learners' progress", f"{base_url}export/learners.csv"),
-        ("CSV question statistics", f"{base_url}export/questions.csv"),
-        ("API dashboard", f"/api/teach/courses/{SLUG}/dashboard/"),
+        ("teaching home", "/teach/"),
+        ("dashboard page", page),
+        (f"dashboard page, cohort {cohort.name!r}", f"{page}?cohort={cohort.pk}"),
+        ("dashboard page, date range", f"{page}?start=2000-01-01&end=2100-01-01"),
+        ("learner page", f"{page}learners/{learner}/"),
+        ("API dashboard", f"{api}dashboard/"),
+        ("API dashboard, cohort", f"{api}dashboard/?cohort={cohort.pk}"),
+        ("API dashboard, date range", f"{api}dashboard/?start=2000-01-01&end=2100-01-01"),
+        ("API learner", f"{api}learners/{learner}/"),
+        ("CSV learners' progress", f"{page}export/learners.csv"),
+        ("CSV question statistics", f"{page}export/questions.csv"),
     ]
-    print(f"\ncourse {SLUG!r}: {learners} learners, {runs} runs; {args.repeat} requests each (after 1 warm-up)\n")
+    repeat = args.repeat or (10 if learners <= 10_000 else 5)
+    load = os.getloadavg()
+    print(
+        f"\ncourse {SLUG!r} on {name}: {enrolled} learners, {runs} runs; {repeat} requests each "
+        f"(after 1 warm-up); load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs\n"
+    )
     print(f"{'request':<38} {'p50 ms':>9} {'p95 ms':>9} {'queries':>8} {'bytes':>10}")
     for label, url in cases:
-        times = []
-        for i in range(args.repeat + 1):
-            with CaptureQueriesContext(connection) as queries:
-                started = time.perf_counter()
-                response = client.get(url)
-                body = b"".join(response.streaming_content) if response.streaming else response.content
-                elapsed = (time.perf_counter() - started) * 1000
-            assert response.status_code == 200, (url, response.status_code)
+        times, queries, size = [], 0, 0
+        for i in range(repeat + 1):
+            started = time.perf_counter()
+            queries, size = request(client, url)
             if i:
-                times.append(elapsed)
+                times.append((time.perf_counter() - started) * 1000)
         p95 = statistics.quantiles(times, n=20)[-1] if len(times) > 1 else times[0]
-        print(f"{label:<38} {statistics.median(times):>9.1f} {p95:>9.1f} {len(queries):>8} {len(body):>10}")
+        print(f"{label:<38} {statistics.median(times):>9.1f} {p95:>9.1f} {queries:>8} {size:>10}", flush=True)
+    print()
+    for label, url in cases:
+        if url.endswith(".csv"):
+            parent, child = rss_kib(), peak_rss_of(lambda url=url: request(client, url))
+            print(f"{label:<38} peak RSS {child / 1024:.1f} MiB (the process before it: {parent / 1024:.1f} MiB)")
     return 0
+
+
+def request(client, url: str) -> tuple[int, int]:
+    """(queries, bytes): the body is read chunk by chunk and dropped, as a server would send it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(url)
+        chunks = response.streaming_content if response.streaming else [response.content]
+        size = sum(len(chunk) for chunk in chunks)
+    assert response.status_code == 200, (url, response.status_code)
+    return len(queries), size
+
+
+def peak_rss_of(work) -> int:
+    """The peak resident set (KiB) of a forked child that does `work` on its own connection."""
+    from django.db import connection
+
+    connection.close()  # the child opens its own; a shared socket would mix their messages
+    pid = os.fork()
+    if pid == 0:
+        try:
+            work()
+        finally:
+            os._exit(0)
+    _, _, usage = os.wait4(pid, 0)
+    return usage.ru_maxrss
+
+
+def rss_kib() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def database_suffix(learners: int) -> str:
+    return f"{learners // 1000}k" if learners % 1000 == 0 else str(learners)
 
 
 def database_create(*, base: str, name: str) -> None:
@@ -100,10 +186,10 @@ def database_create(*, base: str, name: str) -> None:
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database", default="ec_bench_dash")
-    parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--learners", type=int, default=10_000)
-    parser.add_argument("--runs", type=int, default=200_000)
+    parser.add_argument("--sizes", default="10000,100000", help="Learners per course, comma-separated.")
+    parser.add_argument("--database-prefix", default="ec_bench_dash", help="Databases <prefix>_10k, <prefix>_100k.")
+    parser.add_argument("--repeat", type=int, default=None, help="Requests per case (default 10, 5 from 100,000).")
+    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
     return parser.parse_args()
 
 

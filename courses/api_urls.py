@@ -1,4 +1,4 @@
-from django.urls import include, path
+from django.urls import path
 
 from courses import apis, quiz_apis
 
@@ -7,5 +7,4 @@ urlpatterns = [
     path("exercises/<int:exercise_id>/code/", apis.ExerciseCodeApi.as_view(), name="exercise-code"),
     path("chapters/<int:chapter_id>/quiz/", quiz_apis.QuizStateApi.as_view(), name="chapter-quiz"),
     path("quiz/answers/", quiz_apis.QuizAnswerCreateApi.as_view(), name="quiz-answer-create"),
-    path("", include("courses.dashboard_api_urls")),
 ]

@@ -18,5 +18,5 @@ urlpatterns = [
     path("courses/<slug:course_slug>/<slug:chapter_slug>/place/", views.place_save, name="place_save"),
     path("theme/", views.theme_save, name="theme_save"),
     path("preview/chapters/<int:chapter_id>/", views.chapter_preview, name="chapter_preview"),
-    path("", include("frontend.dashboard_urls")),
+    path("", include("teaching.urls")),
 ]

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.http import Http404
 
-from courses import selectors
+from courses import selectors, signals
 from courses.models import ChapterProgress, Choice, Question, QuizAnswer
 from courses.services.progress import chapter_progress_refresh
 
@@ -90,6 +90,19 @@ def quiz_answer(*, user, question: Question, choice: Choice) -> AnswerResult:
         except IntegrityError:
             answer = QuizAnswer.objects.get(user=user, question=question, attempt=len(mine) + 1)
             return _result(user=user, question=question, answer=answer, recorded=False)
+        # In the same transaction: a summary kept from this signal commits with the answer.
+        signals.quiz_answered.send(
+            sender=QuizAnswer,
+            answer_id=answer.pk,
+            user_id=user.pk,
+            question_id=question.pk,
+            chapter_id=chapter.pk,
+            course_id=chapter.course_id,
+            choice_id=choice.pk,
+            attempt=answer.attempt,
+            is_correct=answer.is_correct,
+            answered_at=answer.answered_at,
+        )
         return _result(user=user, question=question, answer=answer, recorded=True)
 
 

@@ -10,8 +10,8 @@ from django.views.decorators.http import require_http_methods
 
 from accounts.forms import SignupForm
 from courses.models import Cohort
-from courses.selectors_dashboard import cohort_get_by_invite_code
-from courses.services.cohorts import cohort_member_add
+from teaching.selectors import cohort_get_by_invite_code
+from teaching.services.cohorts import cohort_member_add
 
 JOIN_PATH_RE = re.compile(r"/join/(?P<code>[^/]+)/")
 

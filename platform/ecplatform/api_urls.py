@@ -8,4 +8,5 @@ urlpatterns = [
     path("auth/token/", TokenObtainApi.as_view(), name="api-token"),
     path("", include("courses.api_urls")),
     path("", include("runner.api_urls")),
+    path("", include("teaching.api_urls")),
 ]

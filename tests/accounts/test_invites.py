@@ -8,7 +8,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from courses.models import Chapter, Course, Enrolment, Exercise
-from courses.services.cohorts import cohort_create
+from teaching.services.cohorts import cohort_create
 
 PASSWORD = "a-long-pass-phrase"
 

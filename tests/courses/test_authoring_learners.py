@@ -1,10 +1,10 @@
 """An exercise's admin page shows what learners do with it: the instructor dashboard's pass rate,
-median runs to pass and commonest errors (the hand-worked course of tests/dashboards)."""
+median runs to pass and commonest errors (the hand-worked course of tests/teaching)."""
 
 import pytest
 from django.urls import reverse
 
-from tests.dashboards.conftest import hand_course_build
+from tests.teaching.conftest import hand_course_build
 
 pytestmark = pytest.mark.django_db
 

@@ -35,6 +35,7 @@ INSTALLED_APPS = [
     "accounts",
     "courses",
     "runner",
+    "teaching",
     "frontend",
 ]
 

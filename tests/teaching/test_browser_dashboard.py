@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def dash(transactional_db, make_user, settings) -> SimpleNamespace:
     """The hand-built course, read into plain values before the browser starts."""
-    from tests.dashboards.conftest import hand_course_build
+    from tests.teaching.conftest import hand_course_build
 
     hand = hand_course_build(make_user=make_user, settings=settings)
     return SimpleNamespace(morning=hand.morning.pk, bob=hand.bob.pk, teacher="teacher", password="pw-for-tests-1")

@@ -3,23 +3,25 @@ for trying the dashboards by hand (`manage.py generate_course_data`).
 
 Learners reach fewer parts the further the course goes (a funnel), miss some questions at the
 first try, and run each exercise a few times before it passes, with the errors, time-outs and
-memory stops real runs have. Rows are written with bulk_create in batches; nothing here is used
-by the platform itself.
+memory stops real runs have. The dashboards' summaries are made beside the rows they count (the
+same builders as teaching.services.rollups' rebuild). Rows are written in batches, by COPY on
+PostgreSQL (teaching.services.bulk); nothing here is used by the platform itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import json
 import random
+import uuid
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.db import connection, transaction
-from django.db.models import AutoField
+from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import User
 from courses.models import (
     Chapter,
     ChapterProgress,
@@ -35,11 +37,14 @@ from courses.models import (
 )
 from courses.services.content_io import CourseSpec
 from runner.models import Run
+from teaching.services import rollups
+from teaching.services.bulk import BATCH, RowWriter
 
-BATCH = 5000
+User = get_user_model()
 QUESTIONS_PER_CHAPTER = 5
 CHOICES_PER_QUESTION = 4
 EXERCISES_PER_CHAPTER = 2
+RUNS_PER_LEARNER = 20
 COHORTS = ("Monday group", "Wednesday group", "Evening class", "Self-paced")
 ERRORS = ("NameError", "TypeError", "ValueError", "IndexError", "RuntimeError", "AssertionError")
 LEARNER_PASSWORD = "learner-password"  # noqa: S105 - made-up accounts for a local benchmark
@@ -74,55 +79,21 @@ def _timestamps_as_given():
             f.auto_now, f.auto_now_add = auto_now, auto_now_add
 
 
-class _Writer:
-    """Collects rows per model and writes each model's rows in batches: bulk_create, or on
-    PostgreSQL its COPY, which takes the same rows several times faster (the 10,000-learner course
-    is over half a million rows)."""
-
-    def __init__(self):
-        self.pending: dict[type, list] = {}
-        self.written: dict[type, int] = {}
-
-    def add(self, obj) -> None:
-        rows = self.pending.setdefault(type(obj), [])
-        rows.append(obj)
-        if len(rows) >= BATCH:
-            self.flush(type(obj))
-
-    def flush(self, model=None) -> None:
-        for m in [model] if model else list(self.pending):
-            rows = self.pending.get(m) or []
-            if rows:
-                if connection.vendor == "postgresql":
-                    _copy(model=m, rows=rows)
-                else:
-                    m.objects.bulk_create(rows, batch_size=BATCH)
-                self.written[m] = self.written.get(m, 0) + len(rows)
-                self.pending[m] = []
-
-
-def _copy(*, model, rows: list) -> None:
-    fields = [f for f in model._meta.concrete_fields if not isinstance(f, AutoField)]
-    columns = ", ".join(connection.ops.quote_name(f.column) for f in fields)
-    table = connection.ops.quote_name(model._meta.db_table)
-    with connection.cursor() as cursor, cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
-        for obj in rows:
-            copy.write_row([f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields])
-
-
 def course_data_generate(
     *,
     slug: str,
     learners: int = 10_000,
     chapters: int = 10,
-    runs: int = 200_000,
+    runs: int | None = None,
     seed: int = 1,
     like: CourseSpec | None = None,
     log=None,
 ) -> GeneratedCourse:
     """`like`: a course read from its folder (content_io.course_read) whose shape the generated
     course takes: its published parts, their titles, exercises and questions, so the dashboards
-    show what the real course holds; else `chapters` made-up parts."""
+    show what the real course holds; else `chapters` made-up parts. `runs`: RUNS_PER_LEARNER per
+    learner unless given."""
+    runs = learners * RUNS_PER_LEARNER if runs is None else runs
     rng = random.Random(seed)  # noqa: S311 - made-up data, repeatable by seed
     now = timezone.now()
     say = log or (lambda message: None)
@@ -157,7 +128,10 @@ def course_data_generate(
             budgets[i] = budget
         difficulty = {q.pk: rng.uniform(0.35, 0.9) for q, _ in questions}
         exercise_pass = {e.pk: rng.uniform(0.5, 0.95) for e in exercises}
-        writer = _Writer()
+        by_part: dict[int, list] = {}
+        for question, choices in questions:
+            by_part.setdefault(question.chapter_id, []).append((question, choices))
+        writer = RowWriter()
         for index, user in enumerate(users):
             _learner(
                 rng=rng,
@@ -167,7 +141,7 @@ def course_data_generate(
                 course=course,
                 cohort=cohorts[index % len(cohorts)],
                 parts=parts,
-                questions=questions,
+                questions=by_part,
                 exercises=exercises,
                 difficulty=difficulty,
                 exercise_pass=exercise_pass,
@@ -296,6 +270,17 @@ def _depth(*, rng: random.Random, parts: int) -> int:
     return depth
 
 
+def _put(writer: RowWriter, model, values: dict, json_fields: tuple[str, ...] = ()) -> None:
+    """The biggest tables go to COPY as plain values on PostgreSQL (making a model instance per
+    row cost more than writing it); elsewhere as model instances."""
+    if writer.copies:
+        for name in json_fields:
+            values[name] = json.dumps(values[name])
+        writer.add_values(model, values)
+    else:
+        writer.add(model(**values))
+
+
 def _learner(
     *, rng, now, writer, user, course, cohort, parts, questions, exercises, difficulty, exercise_pass, budget, depth
 ) -> None:
@@ -311,13 +296,15 @@ def _learner(
     last_done = rng.random() < 0.5
     clock = enrolled
     step = span / (depth * 12 + 1)
-    reached_exercises = [e for e in exercises if e.chapter_id in {p.pk for p in reached}]
+    reached_ids = {p.pk for p in reached}
+    reached_exercises = [e for e in exercises if e.chapter_id in reached_ids]
     shares = _split(rng=rng, total=budget, parts=len(reached_exercises))
     run_share = dict(zip([e.pk for e in reached_exercises], shares, strict=True))
     for part in reached:
         done = part is not reached[-1] or last_done
         right_first = 0
-        for question, choices in (qc for qc in questions if qc[0].chapter_id == part.pk):
+        answers: list[rollups.AnswerFacts] = []
+        for question, choices in questions.get(part.pk, ()):
             wrong = [c for c in choices if not c.is_correct]
             right = next(c for c in choices if c.is_correct)
             attempt = 1
@@ -325,26 +312,34 @@ def _learner(
             while rng.random() > difficulty[question.pk] and attempt < CHOICES_PER_QUESTION:
                 clock += step / 5
                 pick = wrong[0] if rng.random() < 0.5 else rng.choice(wrong)
-                writer.add(
-                    QuizAnswer(
-                        user=user, question=question, choice=pick, is_correct=False, attempt=attempt, answered_at=clock
+                answers.append(
+                    _answer(
+                        writer=writer, user=user, part=part, question=question, choice=pick, attempt=attempt, at=clock
                     )
                 )
                 attempt += 1
             clock += step / 5
-            writer.add(
-                QuizAnswer(
-                    user=user, question=question, choice=right, is_correct=True, attempt=attempt, answered_at=clock
-                )
+            answers.append(
+                _answer(writer=writer, user=user, part=part, question=question, choice=right, attempt=attempt, at=clock)
             )
             right_first += attempt == 1
+        for summary in rollups.chapter_summaries_build(course_id=course.pk, answers=answers):
+            writer.add(summary)
         quiz_at = clock
         for exercise in (e for e in reached_exercises if e.chapter_id == part.pk):
             count = run_share[exercise.pk]
             passes = count > 0 and (done or rng.random() < exercise_pass[exercise.pk])
+            runs = []
             for n in range(count):
                 clock += step / max(count, 1)
-                writer.add(_run(rng=rng, user=user, exercise=exercise, at=clock, passed=passes and n == count - 1))
+                runs.append(
+                    _run(
+                        rng=rng, writer=writer, user=user, exercise=exercise, at=clock, passed=passes and n == count - 1
+                    )
+                )
+            summaries, errors = rollups.exercise_summaries_build(course_id=course.pk, runs=runs)
+            for row in (*summaries, *errors):
+                writer.add(row)
             if passes:
                 writer.add(ExerciseState(user=user, exercise=exercise, passed_at=clock, code="# passed"))
             elif done:
@@ -360,6 +355,21 @@ def _learner(
         )
 
 
+def _answer(*, writer, user, part, question, choice, attempt: int, at) -> rollups.AnswerFacts:
+    values = {
+        "user_id": user.pk,
+        "question_id": question.pk,
+        "choice_id": choice.pk,
+        "is_correct": choice.is_correct,
+        "attempt": attempt,
+        "answered_at": at,
+    }
+    _put(writer, QuizAnswer, values)
+    return rollups.AnswerFacts(
+        user_id=user.pk, chapter_id=part.pk, attempt=attempt, is_correct=choice.is_correct, answered_at=at
+    )
+
+
 def _split(*, rng: random.Random, total: int, parts: int) -> list[int]:
     if parts == 0:
         return []
@@ -367,27 +377,32 @@ def _split(*, rng: random.Random, total: int, parts: int) -> list[int]:
     return [b - a for a, b in zip([0, *cuts], [*cuts, total], strict=True)]
 
 
-def _run(*, rng: random.Random, user, exercise, at, passed: bool) -> Run:
+def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rollups.RunFacts:
     duration = int(rng.lognormvariate(6.5, 0.6))  # about 0.7 s
     fields = {"status": Run.Status.SUCCEEDED, "check_passed": True, "error_name": "", "reason": "", "exit_code": 0}
+    limit = Run.Limit.NONE
     outputs = [{"type": "check", "passed": True, "message": "Well done."}]
     if not passed:
         roll = rng.random()
         if roll < 0.04:
             duration = 20_000
+            limit = Run.Limit.TIME
             fields = {
                 "status": Run.Status.TIMED_OUT,
                 "check_passed": None,
                 "error_name": "",
                 "reason": "time limit 20 s",
+                "exit_code": None,
             }
             outputs = []
         elif roll < 0.06:
+            limit = Run.Limit.MEMORY
             fields = {
                 "status": Run.Status.ERROR,
                 "check_passed": None,
                 "error_name": "",
                 "reason": "memory limit 2 GiB",
+                "exit_code": None,
             }
             outputs = []
         elif roll < 0.7:
@@ -403,16 +418,44 @@ def _run(*, rng: random.Random, user, exercise, at, passed: bool) -> Run:
         else:
             fields = {**fields, "check_passed": False}
             outputs = [{"type": "check", "passed": False, "message": "Not yet: the shape is wrong."}]
-    return Run(
-        user=user,
-        exercise=exercise,
-        code=f"# {exercise.slug}\nresult = solve()\nprint(result)\n",
-        outputs=outputs,
-        stdout="result\n",
-        duration_ms=duration,
-        created_at=at,
-        started_at=at,
-        finished_at=at + dt.timedelta(milliseconds=duration),
-        backend="generated",
+    finished = at + dt.timedelta(milliseconds=duration)
+    values = {
+        **_RUN_DEFAULTS,
         **fields,
+        "id": uuid.UUID(int=rng.getrandbits(128), version=4),
+        "user_id": user.pk,
+        "exercise_id": exercise.pk,
+        "code": f"# {exercise.slug}\nresult = solve()\nprint(result)\n",
+        "outputs": outputs,
+        "limit": limit,
+        "duration_ms": duration,
+        "created_at": at,
+        "started_at": at,
+        "finished_at": finished,
+    }
+    _put(writer, Run, values, json_fields=("outputs",))
+    return rollups.run_facts(
+        user_id=user.pk,
+        exercise_id=exercise.pk,
+        created_at=at,
+        finished_at=finished,
+        status=fields["status"],
+        check_passed=fields["check_passed"],
+        limit=limit,
+        duration_ms=duration,
+        error_name=fields["error_name"],
     )
+
+
+# Every other column of a generated run.
+_RUN_DEFAULTS = {
+    "queue": Run.Queue.CPU,
+    "stdout": "result\n",
+    "stderr": "",
+    "cause": Run.Cause.PROGRAM,
+    "backend": "generated",
+    "warm": None,
+    "worker": "",
+    "stop_requested": False,
+    "heartbeat_at": None,
+}

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from courses.services.content_io import course_read
-from courses.services.course_data import course_data_generate
+from teaching.services.course_data import course_data_generate
 
 pytestmark = pytest.mark.django_db
 

@@ -1,8 +1,9 @@
-"""Instructor dashboards and cohort invites (included from frontend/urls.py)."""
+"""Instructor dashboards and cohort invites: included from frontend/urls.py, so their names stay in
+the "frontend" namespace (frontend:teach_course)."""
 
 from django.urls import path
 
-from frontend import dashboard_views as views
+from teaching import views
 
 urlpatterns = [
     path("teach/", views.teach_home, name="teach_home"),

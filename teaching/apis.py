@@ -9,7 +9,7 @@ from rest_framework import exceptions, serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from courses import selectors_dashboard as dashboards
+from teaching import selectors as dashboards
 
 FILTER_PARAMETERS = [
     OpenApiParameter("cohort", OpenApiTypes.INT, description="Only this cohort's learners."),
@@ -74,7 +74,9 @@ class _ExerciseSerializer(serializers.Serializer):
     timed_out = serializers.IntegerField()
     memory_stops = serializers.IntegerField()
     median_runs_to_pass = serializers.FloatField(allow_null=True)
-    median_duration_ms = serializers.FloatField(allow_null=True)
+    median_duration_ms = serializers.FloatField(
+        allow_null=True, help_text="The median of the mean run time of each learner who ran it."
+    )
     error_types = serializers.SerializerMethodField()
 
     def get_error_types(self, obj) -> list[dict]:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from courses import dashboard_apis
+from teaching import apis as dashboard_apis
 
 urlpatterns = [
     path(

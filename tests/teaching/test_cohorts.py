@@ -4,7 +4,7 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
 from courses.models import CohortMembership, Enrolment
-from courses.services.cohorts import cohort_create, cohort_join
+from teaching.services.cohorts import cohort_create, cohort_join
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,5 @@
 """Instructor dashboards: the teaching landing, a course's dashboard, one learner, CSV exports,
-and the cohort invite page. Access is decided by courses.selectors_dashboard: anonymous visitors
+and the cohort invite page. Access is decided by teaching.selectors: anonymous visitors
 are sent to log in, everyone who does not teach the course gets 404."""
 
 import csv
@@ -7,6 +7,7 @@ import datetime as dt
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.paginator import Paginator
@@ -15,13 +16,12 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from accounts.models import User
-from courses import selectors_dashboard as dashboards
-from courses.services import cohorts
+from teaching import selectors as dashboards
+from teaching.services import cohorts
 
 
 def _may_teach(user) -> bool:
-    return user.is_staff or user.role in (User.Role.INSTRUCTOR, User.Role.ADMIN)
+    return user.is_staff or user.role in (get_user_model().Role.INSTRUCTOR, get_user_model().Role.ADMIN)
 
 
 def _filters(request, course):

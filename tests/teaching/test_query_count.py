@@ -4,8 +4,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from courses.services.course_data import course_data_generate
 from runner.models import Run
+from teaching.services.course_data import course_data_generate
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,4 @@
-"""The dashboard pages, CSV exports and API on the hand-built course (tests/dashboards/conftest.py)."""
+"""The dashboard pages, CSV exports and API on the hand-built course (tests/teaching/conftest.py)."""
 
 import csv
 import io

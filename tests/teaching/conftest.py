@@ -27,11 +27,24 @@ from courses.models import (
     Question,
     QuizAnswer,
 )
-from courses.services.cohorts import cohort_create, cohort_member_add
 from runner.models import Run
+from teaching.services.cohorts import cohort_create, cohort_member_add
+from teaching.services.rollups import rollups_rebuild
 
 
-def _run(*, user, exercise, at, passed=None, status=Run.Status.SUCCEEDED, error="", reason="", ms=100, code="print(1)"):
+def _run(
+    *,
+    user,
+    exercise,
+    at,
+    passed=None,
+    status=Run.Status.SUCCEEDED,
+    error="",
+    reason="",
+    limit=Run.Limit.NONE,
+    ms=100,
+    code="print(1)",
+):
     return Run.objects.create(
         user=user,
         exercise=exercise,
@@ -43,6 +56,8 @@ def _run(*, user, exercise, at, passed=None, status=Run.Status.SUCCEEDED, error=
         check_passed=passed,
         error_name=error,
         reason=reason,
+        limit=limit,
+        cause=Run.Cause.PROGRAM,
         outputs=[{"type": "error", "ename": error, "evalue": "boom", "traceback": []}] if error else [],
         stdout="hello\n",
     )
@@ -127,6 +142,7 @@ def hand_course_build(*, make_user, settings) -> SimpleNamespace:
         at=now - dt.timedelta(minutes=40),
         status=Run.Status.TIMED_OUT,
         reason="time limit 20 s",
+        limit=Run.Limit.TIME,
         ms=20000,
     )
     _run(user=bob, exercise=e1, at=now - dt.timedelta(minutes=39), passed=True, ms=500)
@@ -136,6 +152,7 @@ def hand_course_build(*, make_user, settings) -> SimpleNamespace:
         at=now - dt.timedelta(minutes=30),
         status=Run.Status.ERROR,
         reason="memory limit 2 GiB",
+        limit=Run.Limit.MEMORY,
         ms=600,
     )
     _run(
@@ -164,6 +181,9 @@ def hand_course_build(*, make_user, settings) -> SimpleNamespace:
     ChapterProgress.objects.create(user=ann, chapter=part2, completed_at=now)
     ChapterProgress.objects.create(user=bob, chapter=part1, quiz_finished_at=now, quiz_score=0, completed_at=now)
     ChapterProgress.objects.create(user=cat, chapter=part1, quiz_finished_at=now, quiz_score=0)
+    # The rows above were written directly, not by finishing runs and answering: summarise them as
+    # the rebuild command does (tests/teaching/test_rollups.py follows the live path).
+    rollups_rebuild(course=course)
 
     return SimpleNamespace(
         course=course,

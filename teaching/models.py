@@ -1,0 +1,109 @@
+"""Summaries the dashboards read instead of every run and quiz answer.
+
+One row per learner, exercise (or chapter) and day: a day is the dashboards' date filter's unit
+(whole days, UTC), so a range sums whole rows and every figure stays exact. teaching.services.
+rollups keeps them in step with runs and answers (in the transaction that finishes a run or saves
+an answer) and rebuilds them from the rows they summarise.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from courses.models import Chapter, Course, Exercise
+
+
+class ExerciseSummary(models.Model):
+    """A learner's finished runs of one exercise on one day (by the day the run was made)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    # The exercise's course, copied so a dashboard reads one course's rows without a join.
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    runs = models.PositiveIntegerField(default=0)
+    passes = models.PositiveIntegerField(default=0, help_text="Runs whose check passed.")
+    timed_out = models.PositiveIntegerField(default=0)
+    memory_stops = models.PositiveIntegerField(default=0)
+    # Runs to a pass in any range of days, without the runs themselves: a range's count is the
+    # first pass's number (among all the learner's runs of the exercise) less the runs made
+    # before the range's first day.
+    runs_before = models.PositiveIntegerField(default=0, help_text="The learner's runs of it on earlier days.")
+    first_pass_number = models.PositiveIntegerField(null=True, blank=True)
+    # A learner's mean run time in a range: the median of the learners' means is the dashboard's
+    # "median run time" (a median of every run would read every run).
+    timed_runs = models.PositiveIntegerField(default=0, help_text="Runs with a duration.")
+    duration_total_ms = models.PositiveBigIntegerField(default=0)
+    last_run_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "exercise", "day"], name="exercise_summary_unique"),
+            models.CheckConstraint(
+                condition=Q(
+                    passes__lte=F("runs"),
+                    timed_out__lte=F("runs"),
+                    memory_stops__lte=F("runs"),
+                    timed_runs__lte=F("runs"),
+                ),
+                name="exercise_summary_counts_within_runs",
+            ),
+            # A pass that day, and only then, has a number, and it comes after the earlier days' runs.
+            models.CheckConstraint(
+                condition=Q(passes=0, first_pass_number__isnull=True)
+                | Q(passes__gt=0, first_pass_number__gt=F("runs_before")),
+                name="exercise_summary_first_pass",
+            ),
+        ]
+        indexes = [models.Index(fields=["course", "day"], name="exercise_summary_course_day")]
+
+    def __str__(self):
+        return f"{self.user_id} on exercise {self.exercise_id}, {self.day}: {self.runs} runs"
+
+
+class ExerciseErrorSummary(models.Model):
+    """How many of a learner's runs of one exercise on one day ended with one error type (a row
+    per error type seen): the dashboard's commonest errors, exactly, from narrow rows."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    error_name = models.CharField(max_length=100)
+    runs = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "exercise", "day", "error_name"], name="exercise_error_unique"),
+            models.CheckConstraint(condition=~Q(error_name=""), name="exercise_error_named"),
+        ]
+        indexes = [models.Index(fields=["course", "day"], name="exercise_error_course_day")]
+
+    def __str__(self):
+        return f"{self.user_id} on exercise {self.exercise_id}, {self.day}: {self.runs} x {self.error_name}"
+
+
+class ChapterSummary(models.Model):
+    """A learner's quiz answers in one chapter on one day."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    day = models.DateField()
+    answers = models.PositiveIntegerField(default=0)
+    first_tries = models.PositiveIntegerField(default=0)
+    first_try_right = models.PositiveIntegerField(default=0)
+    last_right_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "chapter", "day"], name="chapter_summary_unique"),
+            models.CheckConstraint(
+                condition=Q(first_try_right__lte=F("first_tries"), first_tries__lte=F("answers")),
+                name="chapter_summary_counts",
+            ),
+        ]
+        indexes = [models.Index(fields=["course", "day"], name="chapter_summary_course_day")]
+
+    def __str__(self):
+        return f"{self.user_id} in chapter {self.chapter_id}, {self.day}: {self.answers} answers"

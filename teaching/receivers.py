@@ -1,0 +1,29 @@
+"""Keeping the dashboards' summaries in step: connected in TeachingConfig.ready(). Both signals
+are sent inside the transaction that wrote the run's end or the answer, so a summary is never
+ahead of or behind what it counts, and shows on the dashboard as soon as the run or answer does."""
+
+from courses.models import Exercise
+from runner.models import Run
+from teaching.services import rollups
+
+
+def on_run_finished(sender, *, run_id, user_id, exercise_id, status, check_passed, limit, finished_at, **kwargs):
+    run = Run.objects.values("created_at", "duration_ms", "error_name").get(pk=run_id)
+    course_id = Exercise.objects.values_list("chapter__course_id", flat=True).get(pk=exercise_id)
+    facts = rollups.run_facts(
+        user_id=user_id,
+        exercise_id=exercise_id,
+        finished_at=finished_at,
+        status=status,
+        check_passed=check_passed,
+        limit=limit,
+        **run,
+    )
+    rollups.exercise_summary_add_run(course_id=course_id, run=facts)
+
+
+def on_quiz_answered(sender, *, user_id, chapter_id, course_id, attempt, is_correct, answered_at, **kwargs):
+    answer = rollups.AnswerFacts(
+        user_id=user_id, chapter_id=chapter_id, attempt=attempt, is_correct=is_correct, answered_at=answered_at
+    )
+    rollups.chapter_summary_add_answer(course_id=course_id, answer=answer)

@@ -1,0 +1,76 @@
+"""Reads for the instructor dashboards, one module per part: access and filters, the course
+dashboard, one learner, the CSV exports. Callers import the names from here."""
+
+from teaching.selectors.course import (
+    ChapterFunnelRow,
+    CourseDashboard,
+    ExerciseStats,
+    QuestionStats,
+    StuckLearner,
+    chapter_funnel,
+    course_dashboard,
+    exercise_stats_list,
+    question_stats_list,
+    stuck_learner_list,
+)
+from teaching.selectors.exports import (
+    LEARNER_CSV_HEADER,
+    QUESTION_CSV_HEADER,
+    learner_progress_rows,
+    question_stats_rows,
+)
+from teaching.selectors.filters import (
+    DashboardFilters,
+    active_days,
+    cohort_get_by_invite_code,
+    cohort_list_for_course,
+    course_get_for_teaching,
+    course_is_teachable_by,
+    course_list_taught_by,
+    dashboard_filters_from_params,
+    learner_get_for_teaching,
+    stuck_failed_runs,
+    stuck_idle_days,
+    stuck_shown,
+)
+from teaching.selectors.learners import (
+    RUNS_PER_PAGE,
+    LearnerChapterRow,
+    LearnerDetail,
+    learner_detail,
+    learner_run_list,
+)
+
+__all__ = [
+    "LEARNER_CSV_HEADER",
+    "QUESTION_CSV_HEADER",
+    "RUNS_PER_PAGE",
+    "ChapterFunnelRow",
+    "CourseDashboard",
+    "DashboardFilters",
+    "ExerciseStats",
+    "LearnerChapterRow",
+    "LearnerDetail",
+    "QuestionStats",
+    "StuckLearner",
+    "active_days",
+    "chapter_funnel",
+    "cohort_get_by_invite_code",
+    "cohort_list_for_course",
+    "course_dashboard",
+    "course_get_for_teaching",
+    "course_is_teachable_by",
+    "course_list_taught_by",
+    "dashboard_filters_from_params",
+    "exercise_stats_list",
+    "learner_detail",
+    "learner_get_for_teaching",
+    "learner_progress_rows",
+    "learner_run_list",
+    "question_stats_list",
+    "question_stats_rows",
+    "stuck_failed_runs",
+    "stuck_idle_days",
+    "stuck_learner_list",
+    "stuck_shown",
+]

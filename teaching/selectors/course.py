@@ -1,0 +1,491 @@
+"""The course dashboard: enrolled and active learners, the chapter funnel, quiz questions learners
+miss, exercises that fail and learners who look stuck.
+
+Every figure is computed by the database (aggregates, annotations, window functions), one query
+per block of the page, so a dashboard costs the same number of queries for ten learners or ten
+thousand. Python only loops over a course's chapters, questions and exercises, never its learners.
+
+Runs are read from their per-learner, per-day summaries (teaching.models), never the run table;
+chapter progress and exercise passes from their own per-learner rows. Quiz questions' figures
+still read the answers: which wrong choice is picked most, and by how many learners, needs them
+one by one (a summary per learner and question would be nearly as many rows).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.db.models import Count, F, Max, Q, QuerySet, Sum
+
+from courses.models import (
+    Chapter,
+    ChapterProgress,
+    Choice,
+    Cohort,
+    Course,
+    Exercise,
+    ExerciseState,
+    Question,
+)
+from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
+from teaching.selectors.filters import (
+    _CHAPTER_FIELDS,
+    TOP_ERRORS,
+    DashboardFilters,
+    _course_answers,
+    _datetime,
+    _enrolments,
+    _exercise_ids,
+    _fetch_dicts,
+    _learner_ids,
+    _number,
+    _question_ids,
+    _rate,
+    _summaries,
+    _with_tables,
+    active_days,
+    cohort_list_for_course,
+    stuck_failed_runs,
+    stuck_idle_days,
+    stuck_shown,
+)
+
+
+@dataclass(frozen=True)
+class ChapterFunnelRow:
+    chapter: Chapter
+    started: int
+    quiz_finished: int
+    completed: int
+    completed_rate: float | None
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    question: Question
+    first_tries: int
+    first_try_right: int
+    first_try_rate: float | None
+    average_attempts: float | None
+    learners: int
+    answers: int
+    top_wrong_choice: str = ""
+    top_wrong_count: int = 0
+
+
+@dataclass(frozen=True)
+class ExerciseStats:
+    exercise: Exercise
+    learners_ran: int
+    learners_passed: int
+    pass_rate: float | None
+    runs: int
+    timed_out: int
+    memory_stops: int
+    median_runs_to_pass: float | None
+    median_duration_ms: float | None
+    error_types: list[tuple[str, int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class StuckLearner:
+    user_id: int
+    username: str
+    last_progress_at: dt.datetime | None
+    failed_runs: int
+    failed_exercise: str
+    reasons: list[str]
+
+
+@dataclass(frozen=True)
+class CourseDashboard:
+    course: Course
+    filters: DashboardFilters
+    cohorts: list[Cohort]
+    enrolled: int
+    active: int
+    active_days: int
+    funnel: list[ChapterFunnelRow]
+    questions: list[QuestionStats]
+    exercises: list[ExerciseStats]
+    stuck: list[StuckLearner]
+    stuck_total: int
+    stuck_failed_runs: int
+    stuck_idle_days: int
+
+    def chart_data(self) -> dict:
+        """What the page's charts draw (a JSON data island read by charts.js)."""
+        return {
+            "funnel": [
+                {"label": f"Part {row.chapter.number}", "title": row.chapter.title, "value": row.completed}
+                for row in self.funnel
+            ],
+            "funnel_max": self.enrolled,
+            "questions": [
+                {
+                    "label": f"P{q.question.chapter.number} Q{q.question.position}",
+                    "title": q.question.prompt[:80],
+                    "value": q.first_try_rate,
+                }
+                for q in self.questions
+            ],
+            "exercises": [
+                {"label": e.exercise.slug, "title": e.exercise.title, "value": e.pass_rate} for e in self.exercises
+            ],
+        }
+
+
+def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDashboard:
+    """Everything the course dashboard shows, in a fixed number of queries (eight)."""
+    reference = filters.reference_time()
+    days = active_days()
+    counts = _enrolments(course=course, filters=filters).aggregate(
+        enrolled=Count("id"),
+        active=Count("id", filter=Q(last_seen_at__gt=reference - dt.timedelta(days=days), last_seen_at__lte=reference)),
+    )
+    stuck, stuck_total = stuck_learner_list(course=course, filters=filters, limit=stuck_shown())
+    return CourseDashboard(
+        course=course,
+        filters=filters,
+        cohorts=cohort_list_for_course(course=course),
+        enrolled=counts["enrolled"],
+        active=counts["active"],
+        active_days=days,
+        funnel=chapter_funnel(course=course, filters=filters, enrolled=counts["enrolled"]),
+        questions=question_stats_list(course=course, filters=filters),
+        exercises=exercise_stats_list(course=course, filters=filters),
+        stuck=stuck,
+        stuck_total=stuck_total,
+        stuck_failed_runs=stuck_failed_runs(),
+        stuck_idle_days=stuck_idle_days(),
+    )
+
+
+def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) -> list[ChapterFunnelRow]:
+    """Per chapter, in order: learners who started it (a progress row), finished its quiz, completed it."""
+    learners = Q(progress__user_id__in=_learner_ids(course=course, filters=filters))
+    chapters = (
+        Chapter.objects.filter(course=course)
+        .only("id", "number", "slug", "title", "published", "course_id")
+        .annotate(
+            started=Count("progress", filter=learners),
+            quiz_finished=Count(
+                "progress",
+                filter=learners
+                & Q(progress__quiz_finished_at__isnull=False)
+                & filters.in_range("progress__quiz_finished_at"),
+            ),
+            completed=Count(
+                "progress",
+                filter=learners & Q(progress__completed_at__isnull=False) & filters.in_range("progress__completed_at"),
+            ),
+        )
+        .order_by("number")
+    )
+    return [
+        ChapterFunnelRow(
+            chapter=chapter,
+            started=chapter.started,
+            quiz_finished=chapter.quiz_finished,
+            completed=chapter.completed,
+            completed_rate=_rate(chapter.completed, enrolled),
+        )
+        for chapter in chapters
+    ]
+
+
+_QUESTION_FIGURES_SQL = """,
+answers AS (SELECT course_answers.* FROM course_answers JOIN learners ON learners.user_id = course_answers.user_id),
+figures AS (
+    SELECT question_id,
+           SUM(CASE WHEN attempt = 1 THEN 1 ELSE 0 END) AS first_tries,
+           SUM(CASE WHEN attempt = 1 AND is_correct THEN 1 ELSE 0 END) AS first_try_right,
+           -- A learner's right answer ends their tries at a question, so its attempt number is
+           -- how many tries they took.
+           AVG(CASE WHEN is_correct THEN attempt END) AS average_attempts,
+           COUNT(DISTINCT user_id) AS learners,
+           COUNT(*) AS answers
+    FROM answers GROUP BY question_id
+),
+wrong AS (
+    SELECT question_id, choice_id, COUNT(*) AS picked FROM answers WHERE NOT is_correct GROUP BY question_id, choice_id
+),
+ranked AS (
+    SELECT wrong.question_id, choices.text, wrong.picked,
+           ROW_NUMBER() OVER (PARTITION BY wrong.question_id ORDER BY wrong.picked DESC, choices.position) AS n
+    FROM wrong JOIN choices ON choices.id = wrong.choice_id
+)
+SELECT figures.*, ranked.text AS top_wrong_choice, ranked.picked AS top_wrong_count
+FROM figures LEFT JOIN ranked ON ranked.question_id = figures.question_id AND ranked.n = 1
+"""
+
+
+def _question_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{question id: figures} for the questions the counted learners answered in the range."""
+    sql, params = _with_tables(
+        _QUESTION_FIGURES_SQL,
+        learners=_learner_ids(course=course, filters=filters),
+        course_answers=_course_answers(course=course, filters=filters).values(
+            "question_id", "user_id", "choice_id", "attempt", "is_correct"
+        ),
+        choices=Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text"),
+    )
+    return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
+
+
+def question_stats_list(*, course: Course, filters: DashboardFilters) -> list[QuestionStats]:
+    """Per quiz question: the first-try right rate, the average try at which learners got it right,
+    and the wrong choice picked most often (ties go to the earlier choice). Two queries."""
+    figures = _question_figures(course=course, filters=filters)
+    questions = (
+        Question.objects.filter(chapter__course=course)
+        .select_related("chapter")
+        .only("id", "chapter_id", "position", "prompt", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
+        .order_by("chapter__number", "position")
+    )
+    rows = []
+    for question in questions:
+        row = figures.get(question.pk, {})
+        first_tries, first_try_right = row.get("first_tries", 0), row.get("first_try_right", 0)
+        average_attempts = _number(row.get("average_attempts"))
+        rows.append(
+            QuestionStats(
+                question=question,
+                first_tries=first_tries,
+                first_try_right=first_try_right,
+                first_try_rate=_rate(first_try_right, first_tries),
+                average_attempts=None if average_attempts is None else round(average_attempts, 2),
+                learners=row.get("learners", 0),
+                answers=row.get("answers", 0),
+                top_wrong_choice=row.get("top_wrong_choice") or "",
+                top_wrong_count=row.get("top_wrong_count") or 0,
+            )
+        )
+    return rows
+
+
+# Medians from counts of each value (histograms): the values are numbered by a running sum of
+# their counts, and the median is the value at the middle place, or the mean of the two middle ones.
+_EXERCISE_FIGURES_SQL = """,
+summaries AS (
+    SELECT course_summaries.* FROM course_summaries JOIN learners ON learners.user_id = course_summaries.user_id
+),
+per_learner AS (
+    -- to_pass: the first pass's number among the learner's runs, less the runs before the range.
+    SELECT exercise_id, user_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           MIN(first_pass_number) - MIN(runs_before) AS to_pass,
+           CASE WHEN SUM(timed_runs) > 0
+                THEN CAST(ROUND(1.0 * SUM(duration_total_ms) / SUM(timed_runs)) AS INTEGER) END AS mean_ms
+    FROM summaries GROUP BY exercise_id, user_id
+),
+run_figures AS (
+    SELECT exercise_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
+    FROM per_learner GROUP BY exercise_id
+),
+counted AS (
+    SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
+    FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
+    UNION ALL
+    SELECT 2 AS kind, exercise_id, mean_ms AS v, COUNT(*) AS n
+    FROM per_learner WHERE mean_ms IS NOT NULL GROUP BY exercise_id, mean_ms
+),
+placed AS (
+    SELECT kind, exercise_id, v, CAST(n AS INTEGER) AS n,
+           CAST(SUM(n) OVER (PARTITION BY kind, exercise_id ORDER BY v) AS INTEGER) AS upto,
+           CAST(SUM(n) OVER (PARTITION BY kind, exercise_id) AS INTEGER) AS c
+    FROM counted
+),
+medians AS (
+    SELECT exercise_id,
+           AVG(CASE WHEN kind = 1 THEN v END) AS median_runs_to_pass,
+           AVG(CASE WHEN kind = 2 THEN v END) AS median_duration_ms
+    FROM placed
+    WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
+    GROUP BY exercise_id
+),
+errors AS (
+    SELECT exercise_id, error_name, SUM(runs) AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(runs) DESC, error_name) AS place
+    FROM course_errors JOIN learners ON learners.user_id = course_errors.user_id
+    GROUP BY exercise_id, error_name
+)
+SELECT run_figures.*, median_runs_to_pass, median_duration_ms, error_name, n
+FROM run_figures
+LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
+LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
+ORDER BY run_figures.exercise_id, errors.place
+"""
+
+
+def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{exercise id: figures} for the exercises the counted learners ran in the range, read in
+    one pass over the learners' summaries (teaching.models), never the runs; `error_types` holds
+    the commonest error names with their counts, `median_duration_ms` is the median of the
+    learners' mean run times."""
+    sql, params = _with_tables(
+        _EXERCISE_FIGURES_SQL,
+        learners=_learner_ids(course=course, filters=filters),
+        course_summaries=_summaries(ExerciseSummary, course=course, filters=filters).values(
+            "exercise_id",
+            "user_id",
+            "runs",
+            "timed_out",
+            "memory_stops",
+            "runs_before",
+            "first_pass_number",
+            "timed_runs",
+            "duration_total_ms",
+        ),
+        course_errors=_summaries(ExerciseErrorSummary, course=course, filters=filters).values(
+            "exercise_id", "user_id", "error_name", "runs"
+        ),
+    )
+    figures: dict[int, dict] = {}
+    for row in _fetch_dicts(sql, [*params, TOP_ERRORS]):
+        error_name, count = row.pop("error_name"), row.pop("n")
+        exercise = figures.setdefault(row["exercise_id"], {**row, "error_types": []})
+        if error_name:
+            exercise["error_types"].append((error_name, int(count)))
+    return figures
+
+
+def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[ExerciseStats]:
+    """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
+    stops, the median runs to a pass, the median of the learners' mean run times, and the
+    commonest error types. Two queries."""
+    figures = _exercise_figures(course=course, filters=filters)
+    exercises = (
+        Exercise.objects.filter(chapter__course=course)
+        .select_related("chapter")
+        .only("id", "slug", "title", "position", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
+        .order_by("chapter__number", "position")
+    )
+    rows = []
+    for exercise in exercises:
+        row = figures.get(exercise.pk, {})
+        learners_ran, learners_passed = row.get("learners_ran", 0), row.get("learners_passed", 0)
+        rows.append(
+            ExerciseStats(
+                exercise=exercise,
+                learners_ran=learners_ran,
+                learners_passed=learners_passed,
+                pass_rate=_rate(learners_passed, learners_ran),
+                runs=row.get("runs", 0),
+                timed_out=row.get("timed_out", 0),
+                memory_stops=row.get("memory_stops", 0),
+                median_runs_to_pass=_number(row.get("median_runs_to_pass")),
+                median_duration_ms=_number(row.get("median_duration_ms")),
+                error_types=row.get("error_types", []),
+            )
+        )
+    return rows
+
+
+def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> QuerySet:
+    """(user, exercise, failed): at least stuck_failed_runs() runs of the exercise in the range
+    whose check did not pass, for anyone (the caller leaves out exercises the learner passed,
+    once per row here, and joins the rows to the counted learners)."""
+    return (
+        _summaries(ExerciseSummary, course=course, filters=filters)
+        .values("user_id", "exercise_id")
+        .annotate(failed=Sum(F("runs") - F("passes")))
+        .filter(failed__gte=stuck_failed_runs())
+    )
+
+
+def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[str, QuerySet]:
+    """Per learner, one grouped query each: the latest pass, right answer and completed chapter
+    in the course up to the end of the range (`at`), and the chapters completed in all (`n`)."""
+
+    def until_end(when: str) -> Q:
+        return Q(**{f"{when}__lt": filters.end_before}) if filters.end_before else Q()
+
+    def latest(queryset: QuerySet, when: str) -> QuerySet:
+        return queryset.filter(until_end(when)).exclude(**{when: None}).values("user_id").annotate(at=Max(when))
+
+    return {
+        "last_passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
+        "rights": latest(ChapterSummary.objects.filter(course=course), "last_right_at"),
+        "completions": ChapterProgress.objects.filter(chapter__course=course)
+        .exclude(completed_at=None)
+        .values("user_id")
+        .annotate(at=Max("completed_at", filter=until_end("completed_at")), n=Count("id")),
+    }
+
+
+_STUCK_SQL = """,
+progress AS (
+    SELECT learners.user_id, learners.user__username AS username,
+           {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
+                      COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
+               AS last_progress_at,
+           COALESCE(completions.n, 0) AS completed
+    FROM learners
+    LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
+    LEFT JOIN rights ON rights.user_id = learners.user_id
+    LEFT JOIN completions ON completions.user_id = learners.user_id
+),
+worst AS (
+    SELECT failing.user_id, failing.failed, exercises.title,
+           ROW_NUMBER() OVER (
+               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
+           ) AS n
+    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
+    )
+),
+stuck AS (
+    SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
+           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
+)
+SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
+FROM stuck
+WHERE idle OR failed IS NOT NULL
+ORDER BY failed IS NULL, last_progress_at, user_id
+LIMIT %s
+"""
+
+
+def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int) -> tuple[list[StuckLearner], int]:
+    """Learners who look stuck, those with failing runs first, then longest without progress, and
+    how many there are in all. One query: each per-learner figure is grouped once and joined to
+    the learners (a correlated subquery per learner cost seconds on a large course)."""
+    idle_since = filters.reference_time() - dt.timedelta(days=stuck_idle_days())
+    sql, params = _with_tables(
+        _STUCK_SQL.format(greatest="GREATEST" if connection.vendor == "postgresql" else "MAX"),
+        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
+        failing=_failing_runs_by_exercise(course=course, filters=filters),
+        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
+        .exclude(passed_at=None)
+        .values("user_id", "exercise_id"),
+        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
+        chapters=Chapter.objects.filter(course=course).values("id"),
+        **_per_learner_progress(course=course, filters=filters),
+    )
+    params += [connection.ops.adapt_datetimefield_value(idle_since), limit]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    stuck = []
+    for user_id, username, last_progress_at, idle, failed_runs, failed_exercise, _ in rows:
+        reasons = []
+        if failed_runs:
+            reasons.append(f"{failed_runs} runs of “{failed_exercise}” without a pass")
+        if idle:
+            reasons.append(f"no progress for {stuck_idle_days()}+ days")
+        stuck.append(
+            StuckLearner(
+                user_id=user_id,
+                username=username,
+                last_progress_at=_datetime(last_progress_at),
+                failed_runs=failed_runs,
+                failed_exercise=failed_exercise,
+                reasons=reasons,
+            )
+        )
+    return stuck, rows[0][-1] if rows else 0

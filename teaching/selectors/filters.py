@@ -1,0 +1,252 @@
+"""What every dashboard read starts from: who may teach a course, the filters (cohort and date
+range) and the learners they count, and the small SQL helpers the figures share.
+
+Access: a course's instructors and admins see its dashboards; anyone else is answered 404 as if
+the course did not exist (courses.selectors' rule).
+
+Filters (cohort and date range) apply to everything:
+- the learners counted are those enrolled before the end of the range, in the cohort if one is set;
+- events (runs, quiz answers, chapter completions, passes) count when they happened in the range;
+- "active" means seen in the ACTIVE_DAYS before the end of the range (now, with no end).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import connection
+from django.db.models import Count, Q, QuerySet
+from django.http import Http404
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question, QuizAnswer
+from courses.selectors import _is_staff, course_taught_by
+
+
+def _setting(name: str, default: int) -> int:
+    return int(getattr(settings, name, default))
+
+
+def active_days() -> int:
+    return _setting("DASHBOARD_ACTIVE_DAYS", 7)
+
+
+def stuck_failed_runs() -> int:
+    """A learner with this many runs of one exercise that did not pass, and no pass, looks stuck."""
+    return _setting("DASHBOARD_STUCK_FAILED_RUNS", 8)
+
+
+def stuck_idle_days() -> int:
+    """A learner who has not finished the course and made no progress for this many days looks stuck."""
+    return _setting("DASHBOARD_STUCK_IDLE_DAYS", 14)
+
+
+def stuck_shown() -> int:
+    return _setting("DASHBOARD_STUCK_SHOWN", 50)
+
+
+# The chapter columns a dashboard row shows (its text stays in the database).
+_CHAPTER_FIELDS = ("id", "number", "slug", "title")
+TOP_ERRORS = 3
+
+# --- Access -----------------------------------------------------------------------------------------
+
+
+def course_list_taught_by(*, user) -> QuerySet[Course]:
+    """The courses whose dashboards the user may open: all of them for admins, the ones they
+    teach for instructors, none for anyone else."""
+    if _is_staff(user):
+        return Course.objects.all()
+    if not (user and user.is_authenticated):
+        return Course.objects.none()
+    return Course.objects.filter(instructors=user)
+
+
+def course_is_teachable_by(*, course: Course, user) -> bool:
+    return _is_staff(user) or course_taught_by(course=course, user=user)
+
+
+def course_get_for_teaching(*, user, slug: str) -> Course:
+    course = course_list_taught_by(user=user).filter(slug=slug).first()
+    if course is None:
+        raise Http404("No such course.")
+    return course
+
+
+def learner_get_for_teaching(*, course: Course, learner_id: int):
+    """A learner enrolled in the course (the caller may teach it); anyone else is 404."""
+    learner = get_user_model().objects.filter(pk=learner_id, enrolments__course=course).first()
+    if learner is None:
+        raise Http404("No such learner in this course.")
+    return learner
+
+
+def cohort_list_for_course(*, course: Course) -> list[Cohort]:
+    return list(Cohort.objects.filter(course=course).annotate(member_count=Count("memberships")).order_by("name"))
+
+
+def cohort_get_by_invite_code(*, invite_code: str) -> Cohort:
+    cohort = Cohort.objects.select_related("course").filter(invite_code=invite_code).first()
+    if cohort is None:
+        raise Http404("No cohort has this invite code.")
+    return cohort
+
+
+# --- Filters ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DashboardFilters:
+    cohort: Cohort | None = None
+    start: dt.date | None = None
+    end: dt.date | None = None  # inclusive
+
+    @property
+    def start_at(self) -> dt.datetime | None:
+        if self.start is None:
+            return None
+        return dt.datetime.combine(self.start, dt.time.min, tzinfo=dt.UTC)
+
+    @property
+    def end_before(self) -> dt.datetime | None:
+        """The first moment after the range."""
+        if self.end is None:
+            return None
+        return dt.datetime.combine(self.end + dt.timedelta(days=1), dt.time.min, tzinfo=dt.UTC)
+
+    def reference_time(self) -> dt.datetime:
+        """ "Now" for the range: its end, or now when it has none."""
+        now = timezone.now()
+        return min(now, self.end_before) if self.end_before else now
+
+    def in_range(self, lookup: str) -> Q:
+        q = Q()
+        if self.start_at is not None:
+            q &= Q(**{f"{lookup}__gte": self.start_at})
+        if self.end_before is not None:
+            q &= Q(**{f"{lookup}__lt": self.end_before})
+        return q
+
+    def as_params(self) -> dict[str, str]:
+        params = {}
+        if self.cohort is not None:
+            params["cohort"] = str(self.cohort.pk)
+        if self.start is not None:
+            params["start"] = self.start.isoformat()
+        if self.end is not None:
+            params["end"] = self.end.isoformat()
+        return params
+
+
+def dashboard_filters_from_params(*, course: Course, params) -> DashboardFilters:
+    """`cohort` (an id of one of the course's cohorts), `start` and `end` (YYYY-MM-DD, inclusive),
+    each optional. Raises ValidationError with a message per bad field."""
+    errors: dict[str, str] = {}
+    cohort = None
+    cohort_id = (params.get("cohort") or "").strip()
+    if cohort_id:
+        cohort = Cohort.objects.filter(course=course, pk=int(cohort_id)).first() if cohort_id.isdigit() else None
+        if cohort is None:
+            errors["cohort"] = "No such cohort in this course."
+    dates: dict[str, dt.date | None] = {}
+    for name in ("start", "end"):
+        value = (params.get(name) or "").strip()
+        dates[name] = None
+        if value:
+            try:
+                dates[name] = dt.date.fromisoformat(value)
+            except ValueError:
+                errors[name] = "Give a date as YYYY-MM-DD."
+    if dates["start"] and dates["end"] and dates["start"] > dates["end"]:
+        errors["end"] = "The end comes before the start."
+    if errors:
+        raise ValidationError(errors)
+    return DashboardFilters(cohort=cohort, start=dates["start"], end=dates["end"])
+
+
+def _enrolments(*, course: Course, filters: DashboardFilters) -> QuerySet[Enrolment]:
+    """The learners a dashboard counts."""
+    enrolments = Enrolment.objects.filter(course=course)
+    if filters.cohort is not None:
+        enrolments = enrolments.filter(
+            user_id__in=CohortMembership.objects.filter(cohort=filters.cohort).values("user_id")
+        )
+    if filters.end_before is not None:
+        enrolments = enrolments.filter(enrolled_at__lt=filters.end_before)
+    return enrolments
+
+
+def _learner_ids(*, course: Course, filters: DashboardFilters) -> QuerySet:
+    return _enrolments(course=course, filters=filters).values("user_id")
+
+
+def _exercise_ids(*, course: Course) -> QuerySet:
+    return Exercise.objects.filter(chapter__course=course).values("id")
+
+
+def _question_ids(*, course: Course) -> QuerySet:
+    return Question.objects.filter(chapter__course=course).values("id")
+
+
+def _course_answers(*, course: Course, filters: DashboardFilters) -> QuerySet[QuizAnswer]:
+    """Quiz answers to the course's questions in the range, by anyone: callers join them to the
+    counted learners (a join the planner sizes well, where `user_id IN (...)` of a cohort's
+    learners was misjudged as a handful of rows and looked up one learner at a time)."""
+    return QuizAnswer.objects.filter(filters.in_range("answered_at"), question_id__in=_question_ids(course=course))
+
+
+def _summaries(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
+    """The course's summary rows (teaching.models) for the days in the range, of anyone: callers
+    join them to the counted learners, as they do runs. A day is the filter's unit, so the rows
+    of the range's days hold exactly the events in it."""
+    summaries = model.objects.filter(course=course)
+    if filters.start is not None:
+        summaries = summaries.filter(day__gte=filters.start)
+    if filters.end is not None:
+        summaries = summaries.filter(day__lte=filters.end)
+    return summaries
+
+
+def _fetch_dicts(sql: str, params: list) -> list[dict]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        columns = [column[0] for column in cursor.description]
+        return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
+
+
+def _number(value) -> float | None:
+    if value is None:
+        return None
+    return float(value) if isinstance(value, Decimal | float) else value
+
+
+def _datetime(value) -> dt.datetime | None:
+    """A timestamp read by raw SQL: PostgreSQL gives datetimes, SQLite text."""
+    if isinstance(value, str):
+        value = parse_datetime(value)
+        return value if value is None or timezone.is_aware(value) else timezone.make_aware(value, dt.UTC)
+    return value
+
+
+def _with_tables(sql: str, **tables: QuerySet) -> tuple[str, list]:
+    """`sql` after WITH name(columns) AS (the queryset's SQL) for each values() queryset: figures
+    grouped once and joined once in plain SQL, where the ORM could only repeat a correlated
+    subquery per row. Columns are named as in values(), annotations last."""
+    parts, params = [], []
+    for name, queryset in tables.items():
+        query = queryset.order_by().query  # row order means nothing inside WITH
+        columns = [*query.values_select, *query.annotation_select]
+        inner, inner_params = query.sql_with_params()
+        parts.append(f"{name}({', '.join(columns)}) AS ({inner})")
+        params.extend(inner_params)
+    return "WITH " + ",\n".join(parts) + sql, params
