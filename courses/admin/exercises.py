@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 from django.forms.models import ModelForm
 
 from courses.admin.history import HistoryAdmin
-from courses.admin.panels import exercise_stats_panel, validation_panel
+from courses.admin.panels import validation_panel
 from courses.models import Exercise
 from courses.services.authoring import (
     course_modules,
@@ -94,9 +94,8 @@ class ExerciseAdmin(HistoryAdmin):
         "solution_code",
         ("time_limit_s", "needs_gpu"),
         "verdicts",
-        "learners",
     )
-    readonly_fields = ("chapter", "slug", "verdicts", "learners")
+    readonly_fields = ("chapter", "slug", "verdicts")
 
     class Media:
         # The learners' editor, bundled for the admin (frontend/src/admin.js), and its styles.
@@ -109,10 +108,6 @@ class ExerciseAdmin(HistoryAdmin):
     @admin.display(description="Validation")
     def verdicts(self, obj):
         return validation_panel(obj)
-
-    @admin.display(description="Learners")
-    def learners(self, obj):
-        return exercise_stats_panel(obj)
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)
