@@ -27,8 +27,9 @@ from docker.types import DeviceRequest, LogConfig, Ulimit
 from . import seccomp
 from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
 from .gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick, gpu_devices_in_use
-from .pool import PoolHolder, WarmSandbox, WarmSettings
+from .pool import PoolHolder, WarmSettings
 from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
+from .warm_sandbox import WarmSandbox
 
 logger = logging.getLogger(__name__)
 

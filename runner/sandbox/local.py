@@ -20,44 +20,45 @@ What it runs as on the host, and what it may write:
   are limits of a cgroup made for the sandbox (cgroup v1 or v2), which needs a worker running as
   root; elsewhere `problems()` says which limits are per process only, and the worker says so at
   start.
+
+This module builds bubblewrap's command line and runs sandboxes; local_launcher.py holds what runs
+between fork and exec (the stage folder, mounts, rlimits, the uid drop) and the process helpers,
+local_cgroups.py the sandbox's cgroup.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import logging
 import os
-import resource
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from functools import cache
-from itertools import count
 from pathlib import Path
 
 from . import seccomp
 from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
-from .pool import PoolHolder, WarmSandbox
-from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
+from .local_cgroups import CGROUP_ROOT, RunCgroup
+from .local_launcher import (
+    STAGE_HARNESS,
+    Launch,
+    feed_stdin,
+    host_uid,
+    kill_group,
+    launch_child,
+    read_capped,
+    stage_dir,
+)
+from .pool import PoolHolder
+from .protocol import EndLine, request_payload, run_result, supervise
+from .warm_sandbox import WarmSandbox
 
-logger = logging.getLogger(__name__)
 HARNESS = Path(__file__).with_name("harness.py")
 RUNTIME_DEST = "/opt/runtime"
 HARNESS_DEST = "/opt/harness/harness.py"
 SANDBOX_UID = 65534
-# The host uid a root worker's sandboxes run as: one that no account and no file has.
-HOST_UID_DEFAULT = 63999
-CGROUP_ROOT = Path("/sys/fs/cgroup")
-# Mount points in the stage folder (stage_dir): the two tmpfs, the Python installation, the runtime.
-STAGE_FOLDERS = ("tmp", "shm", "python", "runtime")
-STAGE_HARNESS = "harness.py"
-CGROUP_PARENT = "easycompilers"
 # System paths a dynamically linked Python needs; missing ones are skipped.
 # /etc/fonts: fontconfig reads it when matplotlib looks for fonts (no secrets live there).
 SYSTEM_RO = ("/usr", "/lib", "/lib64", "/lib32", "/bin", "/sbin", "/etc/ld.so.cache", "/etc/alternatives", "/etc/fonts")
@@ -72,11 +73,6 @@ ENV = {
     "MALLOC_ARENA_MAX": "2",
 }
 
-_libc = ctypes.CDLL(None, use_errno=True)
-CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
-MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 0x2, 0x4, 0x8, 0x1000, 0x4000, 0x40000
-TMPFS_FLAGS = MS_NOSUID | MS_NODEV | MS_NOEXEC
-
 
 def bwrap_path() -> str | None:
     return shutil.which("bwrap")
@@ -85,47 +81,6 @@ def bwrap_path() -> str | None:
 def runtime_default() -> Path:
     """The venv the sandbox runs: RUNNER_LOCAL_RUNTIME, else the worker's own venv."""
     return Path(setting("RUNNER_LOCAL_RUNTIME", "") or os.environ.get("RUNNER_LOCAL_RUNTIME") or sys.prefix)
-
-
-def host_uid() -> int | None:
-    """The uid sandboxes run as on the host when the worker is root (None: the worker's own)."""
-    if os.geteuid() != 0:
-        return None
-    uid = int(setting("RUNNER_LOCAL_UID", HOST_UID_DEFAULT))
-    if uid == 0:
-        # Refuse rather than run learners' code as root.
-        raise OSError("RUNNER_LOCAL_UID must name an unprivileged uid, not 0")
-    return uid
-
-
-def stage_dir() -> Path:
-    """Empty folders the launcher mounts each sandbox's tmpfs on, inside a mount namespace of the
-    sandbox's own (so nothing is mounted on the host). Owned by the worker's user."""
-    path = Path(tempfile.gettempdir()) / f"easycompilers-sandbox-{os.geteuid()}"
-    for name in ("", *STAGE_FOLDERS, STAGE_HARNESS):
-        entry = path / name
-        with contextlib.suppress(FileExistsError):
-            if name == STAGE_HARNESS:
-                entry.touch(mode=0o644, exist_ok=False)
-            else:
-                entry.mkdir(mode=0o755)
-        st = entry.lstat()
-        if entry.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o022:
-            raise OSError(f"{entry} is not this user's alone")
-    return path
-
-
-@dataclass(frozen=True)
-class Launch:
-    """What the launcher does between fork and exec of bubblewrap (see `_launch`)."""
-
-    limits: Limits
-    cgroup: RunCgroup | None
-    uid: int | None
-    stage: Path
-    cpu_s: int | None
-    # (host path, name of its mount point in the stage folder)
-    binds: tuple[tuple[str, str], ...] = ()
 
 
 class LocalBackend:
@@ -167,15 +122,15 @@ class LocalBackend:
         ooms = group.oom_kills() if group else 0
         self._running[request.run_id] = proc
         stderr_chunks: list[bytes] = []
-        stderr_thread = threading.Thread(target=_read_capped, args=(proc.stderr, stderr_chunks), daemon=True)
+        stderr_thread = threading.Thread(target=read_capped, args=(proc.stderr, stderr_chunks), daemon=True)
         stderr_thread.start()
         end = EndLine()
         try:
             payload = request_payload(request, address_space=True, processes=True, nonce=end.nonce)
-            threading.Thread(target=_feed_stdin, args=(proc, payload), daemon=True).start()
+            threading.Thread(target=feed_stdin, args=(proc, payload), daemon=True).start()
 
             def kill() -> None:
-                _kill(proc)
+                kill_group(proc)
 
             collector, timed_out = supervise(
                 read=end.reader(lambda: proc.stdout.read1(65536)),
@@ -197,7 +152,7 @@ class LocalBackend:
         finally:
             # Whatever happened above, nothing of the run survives it.
             self._running.pop(request.run_id, None)
-            _kill(proc)
+            kill_group(proc)
             proc.wait()
             stderr_thread.join(timeout=1)
             for stream in (proc.stdin, proc.stdout, proc.stderr):
@@ -221,7 +176,7 @@ class LocalBackend:
         worker needs nothing: its sandbox died with it (--die-with-parent)."""
         proc = self._running.get(run_id)
         if proc is not None:
-            _kill(proc)
+            kill_group(proc)
         pool = self.warm.current()
         if pool is not None:
             pool.stop(run_id)
@@ -258,7 +213,7 @@ class LocalBackend:
                 stderr=subprocess.PIPE,
                 process_group=0,
                 pass_fds=fds,
-                preexec_fn=lambda: _launch(launch),
+                preexec_fn=lambda: launch_child(launch),
                 env=ENV,
                 close_fds=True,
             )
@@ -349,56 +304,6 @@ class LocalBackend:
         return argv
 
 
-def _launch(launch: Launch) -> None:
-    """Runs in the forked child, before bubblewrap starts: joins the sandbox's cgroup, sets the
-    rlimits, and in a mount namespace of its own mounts the sandbox's tmpfs (with their inode caps)
-    and binds the Python installation, the runtime and the harness where bubblewrap can reach them;
-    then a root worker's child drops to its unprivileged uid. (A worker that is not root does the
-    same in a user namespace of its own, which bubblewrap then nests in.)"""
-    limits = launch.limits
-    if launch.cgroup:
-        launch.cgroup.enter()
-    for which, value in (
-        (resource.RLIMIT_AS, limits.memory_bytes),
-        (resource.RLIMIT_NOFILE, limits.open_files),
-        (resource.RLIMIT_FSIZE, limits.file_size_bytes),
-        (resource.RLIMIT_CPU, launch.cpu_s if launch.cpu_s is not None else resource.RLIM_INFINITY),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        resource.setrlimit(which, (value, value))
-    if launch.uid is not None:
-        _check(_libc.unshare(CLONE_NEWNS), "unshare")
-        owner = f",uid={launch.uid},gid={launch.uid}"
-    else:
-        uid, gid = os.getuid(), os.getgid()
-        _check(_libc.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare")
-        for name, text in (("setgroups", "deny"), ("uid_map", f"0 {uid} 1"), ("gid_map", f"0 {gid} 1")):
-            with open(f"/proc/self/{name}", "w") as f:
-                f.write(text)
-        owner = ""
-    _check(_libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount --make-rprivate /")
-    for folder, size, inodes in (
-        ("tmp", limits.tmp_bytes, limits.tmp_inodes),
-        ("shm", limits.shm_bytes, limits.shm_inodes),
-    ):
-        options = f"size={size},nr_inodes={inodes},mode=1777{owner}".encode()
-        target = str(launch.stage / folder).encode()
-        _check(_libc.mount(b"tmpfs", target, b"tmpfs", TMPFS_FLAGS, options), f"mount tmpfs {folder}")
-    for source, name in launch.binds:
-        target = str(launch.stage / name).encode()
-        _check(_libc.mount(source.encode(), target, None, MS_BIND | MS_REC, None), f"bind {source}")
-    if launch.uid is not None:
-        os.setgroups([])
-        os.setresgid(launch.uid, launch.uid, launch.uid)
-        os.setresuid(launch.uid, launch.uid, launch.uid)
-
-
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        err = ctypes.get_errno()
-        raise OSError(err, f"{what}: {os.strerror(err)}")
-
-
 @cache
 def _probe(bwrap: str, runtime: str) -> tuple[str, ...]:
     """Starts one sandbox that does nothing, the way runs start; says what failed or is missing."""
@@ -416,7 +321,7 @@ def _probe(bwrap: str, runtime: str) -> tuple[str, ...]:
         argv = backend._argv(Limits(), fds, command=["/bin/true"])
         launch = Launch(limits=Limits(), cgroup=None, uid=host_uid(), stage=stage_dir(), cpu_s=5, binds=backend.binds())
         done = subprocess.run(
-            argv, pass_fds=fds, preexec_fn=lambda: _launch(launch), capture_output=True, timeout=30, check=False
+            argv, pass_fds=fds, preexec_fn=lambda: launch_child(launch), capture_output=True, timeout=30, check=False
         )
         if done.returncode != 0:
             problems.append(f"the local sandbox cannot start: {done.stderr.decode(errors='replace').strip()}")
@@ -429,143 +334,6 @@ def _probe(bwrap: str, runtime: str) -> tuple[str, ...]:
         for fd in fds:
             os.close(fd)
     return tuple(problems)
-
-
-class RunCgroup:
-    """A cgroup of its own for one sandbox (v1: a folder per controller; v2: one folder), with the
-    run's limits: memory and swap (tmpfs pages count as memory), a CPU quota, and processes."""
-
-    CONTROLLERS = ("memory", "cpu", "pids")
-
-    def __init__(self, paths: list[Path], v2: bool):
-        self.paths = paths
-        self.v2 = v2
-
-    @staticmethod
-    def v2_root() -> bool:
-        return (CGROUP_ROOT / "cgroup.controllers").exists()
-
-    @classmethod
-    def parents(cls) -> dict[str, Path]:
-        """Where each controller's sandboxes go: v2, one parent; v1, the controller's mount."""
-        if cls.v2_root():
-            return dict.fromkeys(cls.CONTROLLERS, CGROUP_ROOT / CGROUP_PARENT)
-        mounts = {}
-        with open("/proc/self/mounts") as f:
-            for line in f:
-                _dev, where, kind, options, *_ = line.split()
-                if kind == "cgroup":
-                    for controller in cls.CONTROLLERS:
-                        if controller in options.split(","):
-                            mounts[controller] = Path(where) / CGROUP_PARENT
-        return mounts
-
-    @classmethod
-    def unavailable(cls) -> str:
-        """Empty when sandbox cgroups can be made here, else why not."""
-        parents = cls.parents()
-        missing = [c for c in cls.CONTROLLERS if c not in parents]
-        if missing:
-            return f"no cgroup controller {', '.join(missing)}"
-        try:
-            group = cls.create(f"probe-{os.getpid()}", Limits())
-        except OSError as e:
-            return str(e)
-        group.remove()
-        return ""
-
-    @classmethod
-    def create(cls, name: str, limits: Limits) -> RunCgroup:
-        name = "".join(c for c in name if c.isalnum() or c in "-_")[:64] or "run"
-        name = f"{name}-{os.getpid()}-{next(_serial)}"
-        v2 = cls.v2_root()
-        parents = cls.parents()
-        if v2:
-            parent = parents["memory"]
-            parent.mkdir(exist_ok=True)
-            (parent / "cgroup.subtree_control").write_text("+memory +cpu +pids")
-            paths = [parent / name]
-        else:
-            paths = [parents[c] / name for c in cls.CONTROLLERS]
-        group = cls(paths, v2)
-        try:
-            for path in paths:
-                path.parent.mkdir(exist_ok=True)
-                path.mkdir()
-            quota = int(limits.cpus * 100_000)
-            if v2:
-                (paths[0] / "memory.max").write_text(str(limits.memory_bytes))
-                (paths[0] / "memory.swap.max").write_text("0")
-                (paths[0] / "cpu.max").write_text(f"{quota} 100000")
-                (paths[0] / "pids.max").write_text(str(limits.pids))
-            else:
-                memory, cpu, pids = paths
-                (memory / "memory.limit_in_bytes").write_text(str(limits.memory_bytes))
-                if (memory / "memory.memsw.limit_in_bytes").exists():
-                    (memory / "memory.memsw.limit_in_bytes").write_text(str(limits.memory_bytes))
-                (memory / "memory.swappiness").write_text("0")
-                (cpu / "cpu.cfs_period_us").write_text("100000")
-                (cpu / "cpu.cfs_quota_us").write_text(str(quota))
-                (pids / "pids.max").write_text(str(limits.pids))
-        except OSError:
-            group.remove()
-            raise
-        return group
-
-    def enter(self) -> None:
-        pid = str(os.getpid())
-        for path in self.paths:
-            (path / "cgroup.procs").write_text(pid)
-
-    def oom_kills(self) -> int:
-        name = "memory.events" if self.v2 else "memory.oom_control"
-        with contextlib.suppress(OSError, ValueError), open(self.paths[0] / name) as f:
-            for line in f:
-                key, _, value = line.partition(" ")
-                if key == "oom_kill":
-                    return int(value)
-        return 0
-
-    def remove(self) -> None:
-        for path in self.paths:
-            for _ in range(100):
-                try:
-                    path.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.02)
-            else:
-                logger.warning("could not remove cgroup %s", path)
-
-
-_serial = count()
-
-
-def _feed_stdin(proc: subprocess.Popen, data: bytes) -> None:
-    try:
-        proc.stdin.write(data)
-        proc.stdin.close()
-    except (BrokenPipeError, OSError):
-        # The sandbox died before reading its program; the result says so.
-        pass
-
-
-def _read_capped(stream, chunks: list[bytes]) -> None:
-    size = 0
-    while True:
-        data = stream.read1(65536)
-        if not data:
-            return
-        if size < STDERR_TAIL * 4:
-            chunks.append(data)
-            size += len(data)
-
-
-def _kill(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 class LocalWarmSandbox(WarmSandbox):
@@ -603,7 +371,7 @@ class LocalWarmSandbox(WarmSandbox):
             self.proc.stdin.flush()
 
     def _kill(self) -> None:
-        _kill(self.proc)
+        kill_group(self.proc)
 
     def _exit_code(self) -> int | None:
         try:
@@ -612,7 +380,7 @@ class LocalWarmSandbox(WarmSandbox):
             return None
 
     def _close(self) -> None:
-        _kill(self.proc)
+        kill_group(self.proc)
         self.proc.wait()
         for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
             with contextlib.suppress(OSError, ValueError):
