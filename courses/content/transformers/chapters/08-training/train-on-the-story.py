@@ -13,7 +13,8 @@ print(f"{len(data):,} characters, {len(vocab)} distinct: an even guess costs {ma
 d_model, n_heads, n_layers, context = 48, 4, 2, 32
 model = TinyGPT(len(vocab), d_model, n_heads, n_layers, max_len=context)  # your Part 7 stack
 shrink_token_table(model)  # so that the first loss is near ln 36
-steps, batch_size, peak_lr, warmup = 200, 32, 1e-2, 20
+steps, batch_size, peak_lr, warmup = 250, 32, 1e-2, 20
+stop_below = 1.1  # stop early once the last 20 batch losses average below this
 optimizer = adamw_with_decay(model, peak_lr)
 
 
@@ -37,8 +38,11 @@ for step in range(steps):
     torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
     optimizer.step()
     losses.append(loss.item())
-    if step % 40 == 0 or step == steps - 1:
+    if step % 40 == 0:
         print(f"step {step:3d}   batch loss {loss.item():.3f}   learning rate {lr:.4f}")
+    if len(losses) >= 20 and sum(losses[-20:]) / 20 < stop_below:
+        print(f"step {step:3d}   the last 20 batch losses average {sum(losses[-20:]) / 20:.3f}: stopping")
+        break
 
 final = text_loss(model, data, context)  # every next character of the story, scored in order
 print(f"next-character loss on the whole story: {final:.3f} nats (the goal: below 1.4)")
@@ -53,7 +57,7 @@ fig, ax = plt.subplots(figsize=(7, 4))
 ax.plot(losses, color="grey", linewidth=1, label="loss of each batch")
 ax.axhline(math.log(len(vocab)), color="black", linestyle=":", label="an even guess, ln 36")
 ax.axhline(1.4, color="tab:red", linestyle="--", label="the goal, 1.4")
-ax.plot([steps - 1], [final], "o", color="tab:blue", label=f"whole story after training, {final:.2f}")
+ax.plot([len(losses) - 1], [final], "o", color="tab:blue", label=f"whole story after training, {final:.2f}")
 ax.set_xlabel("step")
 ax.set_ylabel("cross-entropy (nats)")
 ax.set_title("Training TinyGPT on the lighthouse story")
