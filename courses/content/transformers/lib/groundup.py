@@ -9,10 +9,13 @@ Part 5: split_heads, merge_heads and MultiHeadAttention, several heads side by s
 Part 6: LayerNorm and RMSNorm, which keep the residual stream at a steady size.
 Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
         with to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
+Part 8: next_token_batch, next_token_loss, text_loss, shrink_token_table, adamw_with_decay, lr_at
+        and train_next_token: what it takes to train TinyGPT on a text.
 Part 10: matmul_parameters, forward_flops and training_flops, TinyGPT's cost by formula, and
          saved_bytes, the memory autograd keeps for the backward pass.
 """
 
+import math
 import re
 
 import torch
@@ -301,6 +304,99 @@ class TinyGPT(nn.Module):
         for block in self.blocks:
             x = block(x)
         return self.head(x)
+
+
+# Part 8: training the model
+
+
+def next_token_batch(data: torch.Tensor, batch_size: int, context: int, generator: torch.Generator | None = None):
+    """(inputs, targets), each (batch_size, context): windows of `context` token ids starting at
+    random places in `data`, and the same windows moved one token to the right. targets[b, t] is
+    the token that follows inputs[b, t], so one forward pass makes `context` predictions per row."""
+    starts = torch.randint(0, len(data) - context, (batch_size,), generator=generator)
+    inputs = torch.stack([data[s : s + context] for s in starts.tolist()])
+    targets = torch.stack([data[s + 1 : s + 1 + context] for s in starts.tolist()])
+    return inputs, targets
+
+
+def next_token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy of every prediction: logits (..., vocab) against targets (...).
+    F.cross_entropy wants one row of scores per prediction, so every axis but the last is flattened."""
+    return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
+
+
+@torch.no_grad()
+def text_loss(model: nn.Module, data: torch.Tensor, context: int) -> float:
+    """The model's mean next-token loss over the whole of `data`, cut into consecutive windows of
+    `context` tokens (the tail that does not fill a window is left out). Random batches give a
+    noisy loss; this one is the same every time it is measured on the same weights."""
+    windows = (len(data) - 1) // context
+    inputs = data[: windows * context].view(windows, context)
+    targets = data[1 : windows * context + 1].view(windows, context)
+    was_training = model.training
+    model.eval()
+    loss = next_token_loss(model(inputs), targets).item()
+    model.train(was_training)
+    return loss
+
+
+@torch.no_grad()
+def shrink_token_table(model: nn.Module, std: float = 0.05) -> None:
+    """Redraw TinyGPT's token table with a small standard deviation before training. Part 7 starts
+    it at 1, as nn.Embedding does, but with weight tying the same table scores the output, and at
+    that scale the first logits are so large that the first loss is many times ln(vocab)."""
+    model.tokens.table.normal_(0.0, std)
+
+
+def adamw_with_decay(model: nn.Module, lr: float, weight_decay: float = 0.1) -> torch.optim.AdamW:
+    """AdamW with weight decay on the matrices only: norms' gains and shifts and the biases are
+    left alone, since pulling a gain towards zero would fight the very scale a norm sets."""
+    matrices = [p for p in model.parameters() if p.dim() >= 2]
+    vectors = [p for p in model.parameters() if p.dim() < 2]
+    groups = [{"params": matrices, "weight_decay": weight_decay}, {"params": vectors, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95))
+
+
+def lr_at(step: int, *, peak: float, warmup: int, total: int, floor: float = 0.1) -> float:
+    """Learning rate for step 0 .. total - 1: a straight climb to `peak` over `warmup` steps, then
+    half a cosine down to `floor * peak` at the last step. The climb keeps the first updates small
+    while Adam's running averages are still guesses; the descent lets the model settle."""
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    progress = (step - warmup) / max(1, total - 1 - warmup)  # 0 after the warm-up, 1 at the last step
+    return peak * (floor + (1 - floor) * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+def train_next_token(
+    model: nn.Module,
+    data: torch.Tensor,
+    *,
+    steps: int,
+    batch_size: int = 32,
+    context: int = 32,
+    peak_lr: float = 1e-2,
+    warmup: int | None = None,
+    seed: int = 0,
+) -> list[float]:
+    """The whole loop: sample a batch, score it, step AdamW at the scheduled rate, with the
+    gradient's length clipped to 1 so one bad batch cannot throw the weights far. Returns the
+    loss of every step, for a curve."""
+    generator = torch.Generator().manual_seed(seed)
+    warmup = max(1, steps // 10) if warmup is None else warmup
+    optimizer = adamw_with_decay(model, peak_lr)
+    losses = []
+    model.train()
+    for step in range(steps):
+        inputs, targets = next_token_batch(data, batch_size, context, generator)
+        loss = next_token_loss(model(inputs), targets)
+        for group in optimizer.param_groups:
+            group["lr"] = lr_at(step, peak=peak_lr, warmup=warmup, total=steps)
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        losses.append(loss.item())
+    return losses
 
 
 # Part 10: scaling and efficiency
