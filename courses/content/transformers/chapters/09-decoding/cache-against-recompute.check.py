@@ -48,7 +48,8 @@ def _times(value, n):
         return None
     if not all(isinstance(t, (int, float)) and not isinstance(t, bool) and math.isfinite(t) for t in value):
         return None
-    return [float(t) for t in value] if all(t > 0 for t in value) else None
+    # A CPU clock can read 0 for a very short step, never below 0.
+    return [float(t) for t in value] if all(t >= 0 for t in value) and sum(value) > 0 else None
 
 
 def check(ns):
@@ -77,7 +78,7 @@ def check(ns):
     with torch.no_grad():
         # Recomputed here from scratch: what the model says after each prefix of the cached text.
         expected = model(ids_cached[:, :-1])[0, n_prompt - 1 :]
-        atol = 1e-4 * max(1.0, expected.abs().max().item())
+        atol = 1e-5 * max(1.0, expected.abs().max().item())  # float32 rounding, relative to the largest score
         if not torch.allclose(logits_cached.float(), expected, atol=atol):
             for mistake, hint in (
                 (
@@ -99,6 +100,7 @@ def check(ns):
                 "The cached logits differ from running the whole sequence again. Each step should compute the new "
                 "token's query, key and value, append the key and value to the cache, and attend over all of it."
             )
+        difference = (logits_cached.float() - expected).abs().max().item()
         greedy = ids_cached[0, n_prompt:]
         if not torch.equal(greedy, expected.argmax(dim=-1)):
             return False, "The logits are right, but `ids_cached` should append the highest-scoring token each step."
@@ -108,14 +110,15 @@ def check(ns):
     if times_recompute is None or times_cached is None:
         return False, (
             f"The cache is right. Keep `times_recompute` and `times_cached` as the loops fill them: {n_new} "
-            "positive times each, one per generated token."
+            "times in milliseconds each, one per generated token."
         )
     # Timings are reported, never judged: on a shared machine they vary from run to run.
     late_recompute, late_cached = sum(times_recompute[-20:]) / 20, sum(times_cached[-20:]) / 20
     early_recompute = sum(times_recompute[:20]) / 20
     return True, (
-        f"Cached decoding gives the same {n_new} sets of scores as recomputing, within {atol:.0e}. In your run a token "
+        f"Cached decoding gives the same {n_new} rows of scores as recomputing (largest difference {difference:.1g}, "
+        "rounding). In your run a token "
         f"took {early_recompute:.1f} ms to recompute at the start and {late_recompute:.1f} ms at the end, against "
-        f"{late_cached:.1f} ms with the cache ({late_recompute / late_cached:.1f} times as fast). Recomputing costs more "
+        f"{late_cached:.1f} ms with the cache ({late_recompute / max(late_cached, 1e-3):.1f} times as fast). Recomputing costs more "
         "at every position; a cached step costs about the same at all of them."
     )
