@@ -11,6 +11,8 @@ Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blo
         with to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
 Part 8: next_token_batch, next_token_loss, text_loss, shrink_token_table, adamw_with_decay, lr_at
         and train_next_token: what it takes to train TinyGPT on a text.
+Part 9: top_k_filter, top_p_filter and sample_next, which pick the next token from logits, and
+        KVCache, cached_step and generate, which decode with or without a cache of keys and values.
 Part 10: matmul_parameters, forward_flops and training_flops, TinyGPT's cost by formula, and
          saved_bytes, the memory autograd keeps for the backward pass.
 """
@@ -397,6 +399,95 @@ def train_next_token(
         optimizer.step()
         losses.append(loss.item())
     return losses
+
+
+# Part 9: decoding
+
+
+def top_k_filter(logits: torch.Tensor, k: int) -> torch.Tensor:
+    """Every logit below a row's k-th largest set to -inf, so the softmax gives it nothing. Ties
+    with the k-th are all kept: which of two equal tokens to drop is not ours to decide."""
+    kth = logits.topk(k, dim=-1).values[..., -1:]
+    return logits.masked_fill(logits < kth, float("-inf"))
+
+
+def top_p_filter(logits: torch.Tensor, p: float) -> torch.Tensor:
+    """Nucleus filter: keep the most likely tokens until their probabilities add up to at least p,
+    set the rest to -inf. The most likely token always stays, so a row is never emptied."""
+    sorted_logits, order = logits.sort(dim=-1, descending=True)
+    probs = torch.softmax(sorted_logits, dim=-1)
+    mass_before = probs.cumsum(dim=-1) - probs  # what the tokens ranked above each one already hold
+    drop = (mass_before >= p).scatter(-1, order, mass_before >= p)  # back to vocabulary order
+    return logits.masked_fill(drop, float("-inf"))
+
+
+def sample_next(logits, temperature=1.0, top_k=None, top_p=None, generator=None) -> torch.Tensor:
+    """One token id per row of logits (..., vocab). Temperature 0 means greedy: the argmax, no
+    randomness. Otherwise divide by the temperature, filter, and draw; the same generator state
+    gives the same draw, which is what makes sampled text repeatable."""
+    if temperature == 0:
+        return logits.argmax(dim=-1)
+    logits = logits / temperature
+    if top_k is not None:
+        logits = top_k_filter(logits, top_k)
+    if top_p is not None:
+        logits = top_p_filter(logits, top_p)
+    probs = torch.softmax(logits, dim=-1)
+    return torch.multinomial(probs.reshape(-1, probs.shape[-1]), 1, generator=generator).view(probs.shape[:-1])
+
+
+class KVCache:
+    """The keys and values every block has computed so far, (batch, n_heads, n, d_head) each. A
+    causal model never changes them once a position is past, so they are kept, not recomputed."""
+
+    def __init__(self):
+        self.keys: list[torch.Tensor] = []  # one tensor per block, filled by the first step
+        self.values: list[torch.Tensor] = []
+
+    def __len__(self) -> int:
+        return self.keys[0].shape[2] if self.keys else 0  # positions cached so far
+
+
+def cached_step(model: TinyGPT, ids: torch.Tensor, cache: KVCache) -> torch.Tensor:
+    """Logits for the new token ids (batch, m) that follow the len(cache) positions already in the
+    cache; their keys and values are appended. The first call passes the whole prompt."""
+    start, m = len(cache), ids.shape[-1]
+    x = model.tokens(ids) + model.positions[start : start + m]  # positions continue, not restart
+    for i, block in enumerate(model.blocks):
+        attn = block.attn
+        h = block.norm1(x)
+        q, k, v = (split_heads(proj(h), attn.n_heads) for proj in (attn.q_proj, attn.k_proj, attn.v_proj))
+        if i < len(cache.keys):
+            k, v = torch.cat([cache.keys[i], k], dim=2), torch.cat([cache.values[i], v], dim=2)
+            cache.keys[i], cache.values[i] = k, v
+        else:
+            cache.keys.append(k)
+            cache.values.append(v)
+        # The m new queries are the last m of start + m positions: query j may see keys up to start + j.
+        scores = q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5
+        scores = scores.masked_fill(causal_mask(start + m)[start:], float("-inf"))
+        x = x + attn.out_proj(merge_heads(torch.softmax(scores, dim=-1) @ v))
+        x = x + block.ffn(block.norm2(x))
+    return model.head(x)
+
+
+@torch.no_grad()
+def generate(model: TinyGPT, ids, n_new, temperature=1.0, top_k=None, top_p=None, generator=None, use_cache=True):
+    """ids (batch, n) followed by n_new tokens, chosen one at a time by sample_next. With the cache
+    each step feeds the model one token; without it each step runs the whole sequence again. Both
+    compute the same logits, so the same generator gives the same tokens."""
+    if ids.shape[-1] + n_new > model.positions.shape[0]:
+        raise ValueError(
+            f"{ids.shape[-1]} + {n_new} tokens is more than the model's {model.positions.shape[0]} positions"
+        )
+    cache = KVCache()
+    logits = cached_step(model, ids, cache) if use_cache else model(ids)
+    for step in range(n_new):
+        next_id = sample_next(logits[:, -1], temperature, top_k, top_p, generator)
+        ids = torch.cat([ids, next_id[:, None]], dim=1)
+        if step < n_new - 1:  # the last token's logits would never be used
+            logits = cached_step(model, next_id[:, None], cache) if use_cache else model(ids)
+    return ids
 
 
 # Part 10: scaling and efficiency

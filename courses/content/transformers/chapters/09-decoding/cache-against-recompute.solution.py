@@ -1,0 +1,91 @@
+import time
+
+import matplotlib.pyplot as plt
+import torch
+from groundup import TinyGPT, Vocab, attention, merge_heads, split_heads, split_words
+
+torch.manual_seed(0)  # the same weights on every run
+
+# Part 7's stack with random weights: its text means nothing, but it costs what a trained one costs.
+vocab = Vocab(split_words("the old lighthouse keeper climbed the stairs because the lamp had gone out again."))
+d_model, n_heads, n_layers, max_len = 128, 4, 2, 256
+model = TinyGPT(len(vocab), d_model, n_heads, n_layers, max_len).eval()
+prompt = vocab.encode(split_words("the old lighthouse keeper climbed the stairs"))[None]  # (1, 7)
+n_new = 200  # tokens to generate, one at a time, greedily
+
+
+class Cache:
+    """Per block, the keys and values of every position fed so far: (1, n_heads, positions, d_head)."""
+
+    def __init__(self):
+        self.keys, self.values = [None] * n_layers, [None] * n_layers
+
+    def __len__(self):
+        return 0 if self.keys[0] is None else self.keys[0].shape[2]
+
+
+def step(token, cache):
+    """Logits for ONE new token (1, 1), the position after everything in the cache. Only this
+    token's queries, keys and values are computed; the earlier ones are read from the cache."""
+    position = len(cache)
+    x = model.tokens(token) + model.positions[position : position + 1]
+    for i, block in enumerate(model.blocks):
+        a = block.attn
+        h = block.norm1(x)
+        q, k, v = (split_heads(proj(h), a.n_heads) for proj in (a.q_proj, a.k_proj, a.v_proj))
+        keys = k if cache.keys[i] is None else torch.cat([cache.keys[i], k], dim=2)
+        values = v if cache.values[i] is None else torch.cat([cache.values[i], v], dim=2)
+        cache.keys[i], cache.values[i] = keys, values
+        out, _ = attention(q, keys, values)  # one query, the newest position: every key is in its past
+        x = x + a.out_proj(merge_heads(out))
+        x = x + block.ffn(block.norm2(x))
+    return model.head(x)[:, -1]  # (1, vocabulary)
+
+
+with torch.no_grad():
+    # Without a cache: every step runs the whole sequence so far through the model again.
+    ids_recompute, times_recompute, logits_recompute = prompt, [], []
+    for _ in range(n_new):
+        # CPU time of this process only: while other programs hold the CPU, this clock stops.
+        start = time.process_time()
+        logits = model(ids_recompute)[:, -1]
+        times_recompute.append((time.process_time() - start) * 1000)  # milliseconds
+        logits_recompute.append(logits[0])
+        ids_recompute = torch.cat([ids_recompute, logits.argmax(dim=-1, keepdim=True)], dim=1)
+
+    # With a cache: feed the prompt one token at a time, then each new token once.
+    cache = Cache()
+    for t in range(prompt.shape[1] - 1):
+        step(prompt[:, t : t + 1], cache)
+    ids_cached, times_cached, logits_cached = prompt, [], []
+    for _ in range(n_new):
+        start = time.process_time()
+        logits = step(ids_cached[:, -1:], cache)
+        times_cached.append((time.process_time() - start) * 1000)
+        logits_cached.append(logits[0])
+        ids_cached = torch.cat([ids_cached, logits.argmax(dim=-1, keepdim=True)], dim=1)
+    logits_cached = torch.stack(logits_cached)  # (n_new, vocabulary): the scores behind each choice
+    logits_recompute = torch.stack(logits_recompute)
+
+# Random weights with a tied token table mostly echo the last token (its own row matches it best),
+# so compare the scores, not only the words.
+print("recomputed:", " ".join(vocab.decode(ids_recompute[0, :12])), "...")
+print("cached:    ", " ".join(vocab.decode(ids_cached[0, :12])), "...")
+difference = (logits_cached - logits_recompute).abs().max().item()
+print(
+    f"same logits both ways: {torch.allclose(logits_cached, logits_recompute, atol=1e-4)} (largest difference {difference:.2g})"
+)
+print(
+    f"ms per token at the end: recompute {sum(times_recompute[-20:]) / 20:.2f}, cache {sum(times_cached[-20:]) / 20:.2f}"
+)
+
+positions = range(prompt.shape[1], prompt.shape[1] + n_new)  # where each generated token lands
+fig, ax = plt.subplots(figsize=(7, 4))
+ax.plot(positions, times_recompute, label="recompute the whole sequence", color="tab:red", linewidth=1)
+ax.plot(positions, times_cached, label="with a KV cache", color="tab:blue", linewidth=1)
+ax.set_xlabel("position of the generated token")
+ax.set_ylabel("time for that token (ms)")
+ax.set_ylim(bottom=0)
+ax.set_title("Time per generated token, with and without a cache")
+ax.legend()
+plt.show()

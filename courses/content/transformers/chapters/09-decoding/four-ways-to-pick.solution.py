@@ -1,0 +1,54 @@
+import torch
+
+torch.set_printoptions(precision=3, sci_mode=False)
+
+# A model's scores for the word after "the cat sat on the": fixed here, so every run sees the same.
+words = ["mat", "floor", "sofa", "chair", "roof", "table", "bed", "rug", "moon", "banana"]
+logits = torch.tensor([3.1, 2.6, 2.2, 2.0, 1.3, 1.1, 0.9, 0.6, -1.0, -2.4])
+
+
+def show(name, probs):
+    kept = [f"{w} {p:.2f}" for w, p in zip(words, probs.tolist()) if p > 0]
+    print(f"{name:<14}", ", ".join(kept))
+
+
+# 1. Greedy: always the highest score. No randomness at all.
+greedy_id = int(logits.argmax())
+print("greedy:       ", words[greedy_id])
+
+# 2. Temperature: divide the scores before the softmax. Below 1 sharpens, above 1 flattens.
+for temperature in (0.5, 1.0, 2.0):
+    show(f"T = {temperature}", torch.softmax(logits / temperature, dim=-1))
+
+
+# 3. Top-k: keep the k highest scores, hide the rest behind -inf, so the softmax gives them 0.
+def top_k_filter(logits, k):
+    kth = logits.topk(k).values[-1]
+    return logits.masked_fill(logits < kth, float("-inf"))
+
+
+# 4. Nucleus (top-p): keep the most likely words until together they hold at least p.
+def top_p_filter(logits, p):
+    sorted_logits, order = logits.sort(descending=True)
+    sorted_probs = torch.softmax(sorted_logits, dim=-1)
+    cumulative = sorted_probs.cumsum(dim=-1)  # running total, most likely word first
+    drop_sorted = cumulative - sorted_probs >= p  # drop a word once the words above it hold p
+    drop = drop_sorted.scatter(0, order, drop_sorted)  # back to the words' own order
+    return logits.masked_fill(drop, float("-inf"))
+
+
+k, p = 3, 0.8
+probs = torch.softmax(logits, dim=-1)
+probs_top_k = torch.softmax(top_k_filter(logits, k), dim=-1)
+probs_top_p = torch.softmax(top_p_filter(logits, p), dim=-1)
+show(f"top-{k}", probs_top_k)
+show(f"top-p {p}", probs_top_p)
+print(f"the nucleus held {probs[probs_top_p > 0].sum():.3f} of the probability before renormalising (p = {p})")
+
+# Sampling from the nucleus with a seeded generator: the same seed gives the same draws, every run.
+n_draws = 2000
+draws = torch.multinomial(probs_top_p, n_draws, replacement=True, generator=torch.Generator().manual_seed(0))
+again = torch.multinomial(probs_top_p, n_draws, replacement=True, generator=torch.Generator().manual_seed(0))
+counts = torch.bincount(draws, minlength=len(words))
+print("same seed, same draws:", torch.equal(draws, again))
+show("drawn", counts / n_draws)
