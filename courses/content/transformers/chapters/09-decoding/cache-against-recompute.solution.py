@@ -1,3 +1,4 @@
+import statistics
 import time
 
 import matplotlib.pyplot as plt
@@ -5,6 +6,7 @@ import torch
 from groundup import TinyGPT, Vocab, attention, merge_heads, split_heads, split_words
 
 torch.manual_seed(0)  # the same weights on every run
+torch.set_num_threads(1)  # one thread, as in the sandbox: the clock then measures work, not a thread pool
 
 # Part 7's stack with random weights: its text means nothing, but it costs what a trained one costs.
 vocab = Vocab(split_words("the old lighthouse keeper climbed the stairs because the lamp had gone out again."))
@@ -43,6 +45,7 @@ def step(token, cache):
 
 
 with torch.no_grad():
+    model(prompt)  # a first call pays one-time costs (memory, kernels) that belong to neither way
     # Without a cache: every step runs the whole sequence so far through the model again.
     ids_recompute, times_recompute, logits_recompute = prompt, [], []
     for _ in range(n_new):
@@ -79,13 +82,25 @@ print(
     f"ms per token at the end: recompute {sum(times_recompute[-20:]) / 20:.2f}, cache {sum(times_cached[-20:]) / 20:.2f}"
 )
 
+
+def smoothed(times, width=15):
+    """The median of each point's neighbourhood: the CPU clock ticks in steps of a few milliseconds
+    and a busy machine adds the odd spike, so single steps jump about; the trend is the point."""
+    half = width // 2
+    return [statistics.median(times[max(0, i - half) : i + half + 1]) for i in range(len(times))]
+
+
 positions = range(prompt.shape[1], prompt.shape[1] + n_new)  # where each generated token lands
 fig, ax = plt.subplots(figsize=(7, 4))
-ax.plot(positions, times_recompute, label="recompute the whole sequence", color="tab:red", linewidth=1)
-ax.plot(positions, times_cached, label="with a KV cache", color="tab:blue", linewidth=1)
+for times, label, color in (
+    (times_recompute, "recompute the whole sequence", "tab:red"),
+    (times_cached, "with a KV cache", "tab:blue"),
+):
+    ax.plot(positions, times, color=color, linewidth=0.6, alpha=0.3)  # every step, as measured
+    ax.plot(positions, smoothed(times), color=color, linewidth=2.2, label=label)
 ax.set_xlabel("position of the generated token")
 ax.set_ylabel("time for that token (ms)")
-ax.set_ylim(bottom=0)
+ax.set_ylim(0, 2 * max(smoothed(times_recompute)[n_new // 2 :]))  # the trends; a spike may leave the top
 ax.set_title("Time per generated token, with and without a cache")
 ax.legend()
 plt.show()
