@@ -49,10 +49,10 @@ with torch.no_grad():
     # Without a cache: every step runs the whole sequence so far through the model again.
     ids_recompute, times_recompute, logits_recompute = prompt, [], []
     for _ in range(n_new):
-        # CPU time of this process only: while other programs hold the CPU, this clock stops.
-        start = time.process_time()
+        # A fine clock; a step that another program interrupts shows as a spike the median drops.
+        start = time.perf_counter()
         logits = model(ids_recompute)[:, -1]
-        times_recompute.append((time.process_time() - start) * 1000)  # milliseconds
+        times_recompute.append((time.perf_counter() - start) * 1000)  # milliseconds
         logits_recompute.append(logits[0])
         ids_recompute = torch.cat([ids_recompute, logits.argmax(dim=-1, keepdim=True)], dim=1)
 
@@ -62,9 +62,9 @@ with torch.no_grad():
         step(prompt[:, t : t + 1], cache)
     ids_cached, times_cached, logits_cached = prompt, [], []
     for _ in range(n_new):
-        start = time.process_time()
+        start = time.perf_counter()
         logits = step(ids_cached[:, -1:], cache)
-        times_cached.append((time.process_time() - start) * 1000)
+        times_cached.append((time.perf_counter() - start) * 1000)
         logits_cached.append(logits[0])
         ids_cached = torch.cat([ids_cached, logits.argmax(dim=-1, keepdim=True)], dim=1)
     logits_cached = torch.stack(logits_cached)  # (n_new, vocabulary): the scores behind each choice
@@ -84,8 +84,8 @@ print(
 
 
 def smoothed(times, width=15):
-    """The median of each point's neighbourhood: the CPU clock ticks in steps of a few milliseconds
-    and a busy machine adds the odd spike, so single steps jump about; the trend is the point."""
+    """The median of each point's neighbourhood: on a busy machine single steps jump about when
+    another program takes the processor; the median keeps the trend and drops the spikes."""
     half = width // 2
     return [statistics.median(times[max(0, i - half) : i + half + 1]) for i in range(len(times))]
 
