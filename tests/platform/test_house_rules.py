@@ -1,0 +1,70 @@
+"""Rules of the house that no single feature test would notice breaking: modules stay small enough
+to read, and no code reads a run's English `reason` (people read it; code reads `Run.limit`,
+`Run.cause` and `Run.check_passed`). Both read the tracked source, not what happens to be loaded."""
+
+import re
+import subprocess
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MAX_LINES = 500
+# Exempt: benchmarks, migrations, the sandbox harness, which must be one file (it is copied into
+# the sandbox image and runs with the standard library alone), and course content: a course module
+# such as groundup.py is the course's text, one module the learner imports and reads part by part.
+EXEMPT = re.compile(r"^(bench/|.*/migrations/|runner/sandbox/harness\.py$|courses/content/|tests/content/fixtures/)")
+# Reading the reason: a queryset filter on it, or matching its words.
+READS_REASON = re.compile(
+    r"reason__"  # a queryset filter on it
+    r"|reason\)?\.(startswith|endswith|includes|match)\("  # its words, in Python or JavaScript
+    r"|\.test\(\s*[\w.]*reason\b"  # a JavaScript regular expression tried on it
+    r"|\breason\s*[!=]==?|[!=]==?\s*[\w.]*reason\b|\bin\s+[\w.]*reason\b"  # compared, or searched
+)
+
+
+def _tracked(*patterns: str) -> list[Path]:
+    listed = subprocess.run(
+        ["git", "ls-files", *patterns], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    return [ROOT / name for name in listed if (ROOT / name).exists()]
+
+
+def test_no_python_module_outside_the_exempt_ones_is_over_500_lines():
+    sources = _tracked("*.py")
+    assert len(sources) > 100, "the walk found the project's modules"
+    long = [
+        f"{path.relative_to(ROOT)}: {count} lines"
+        for path in sources
+        if not EXEMPT.match(path.relative_to(ROOT).as_posix())
+        and (count := len(path.read_text().splitlines())) > MAX_LINES
+    ]
+    assert long == [], "\n".join(long)
+
+
+def test_no_code_reads_a_runs_english_reason():
+    """Only the runner writes reasons (runner/services.py, runner/sandbox/); the migration that once
+    filled the facts from old runs' reasons is history and is exempt."""
+    sources = [
+        path
+        for path in _tracked("*.py", "frontend/src/*.js", "*.html")
+        if "/migrations/" not in path.as_posix() and not path.is_relative_to(ROOT / "tests")
+    ]
+    reading = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sources
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if READS_REASON.search(line)
+    ]
+    assert reading == [], "\n".join(reading)
+
+
+def test_the_reason_check_catches_each_way_of_reading_it():
+    for line in (
+        'Run.objects.filter(reason__startswith="memory limit")',
+        "if run.reason.startswith('memory'):",
+        'if reason == "stopped by learner":',
+        "memory = REASON_MEMORY in run.reason",
+        'if (status === "failed" && /limit/.test(reason)) return',
+        "if (body.reason === STOPPED_BY_LEARNER) {",
+    ):
+        assert READS_REASON.search(line), line
+    assert not READS_REASON.search('reason = "stopped by learner"')
