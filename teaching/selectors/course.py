@@ -7,8 +7,7 @@ thousand. Python only loops over a course's chapters, questions and exercises, n
 
 Runs are read from their per-learner, per-day summaries (teaching.models), never the run table;
 chapter progress and exercise passes from their own per-learner rows. Quiz questions' figures
-still read the answers: which wrong choice is picked most, and by how many learners, needs them
-one by one (a summary per learner and question would be nearly as many rows).
+are in teaching.selectors.questions.
 """
 
 from __future__ import annotations
@@ -22,26 +21,22 @@ from django.db.models import Count, F, Max, Q, QuerySet, Sum
 from courses.models import (
     Chapter,
     ChapterProgress,
-    Choice,
     Cohort,
     Course,
     Exercise,
     ExerciseState,
-    Question,
 )
 from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
     TOP_ERRORS,
     DashboardFilters,
-    _course_answers,
     _datetime,
     _enrolments,
     _exercise_ids,
     _fetch_dicts,
     _learner_ids,
     _number,
-    _question_ids,
     _rate,
     _summaries,
     _with_tables,
@@ -51,6 +46,7 @@ from teaching.selectors.filters import (
     stuck_idle_days,
     stuck_shown,
 )
+from teaching.selectors.questions import QuestionStats, question_stats_list
 
 
 @dataclass(frozen=True)
@@ -60,19 +56,6 @@ class ChapterFunnelRow:
     quiz_finished: int
     completed: int
     completed_rate: float | None
-
-
-@dataclass(frozen=True)
-class QuestionStats:
-    question: Question
-    first_tries: int
-    first_try_right: int
-    first_try_rate: float | None
-    average_attempts: float | None
-    learners: int
-    answers: int
-    top_wrong_choice: str = ""
-    top_wrong_count: int = 0
 
 
 @dataclass(frozen=True)
@@ -194,76 +177,6 @@ def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) 
         )
         for chapter in chapters
     ]
-
-
-_QUESTION_FIGURES_SQL = """,
-answers AS (SELECT course_answers.* FROM course_answers JOIN learners ON learners.user_id = course_answers.user_id),
-figures AS (
-    SELECT question_id,
-           SUM(CASE WHEN attempt = 1 THEN 1 ELSE 0 END) AS first_tries,
-           SUM(CASE WHEN attempt = 1 AND is_correct THEN 1 ELSE 0 END) AS first_try_right,
-           -- A learner's right answer ends their tries at a question, so its attempt number is
-           -- how many tries they took.
-           AVG(CASE WHEN is_correct THEN attempt END) AS average_attempts,
-           COUNT(DISTINCT user_id) AS learners,
-           COUNT(*) AS answers
-    FROM answers GROUP BY question_id
-),
-wrong AS (
-    SELECT question_id, choice_id, COUNT(*) AS picked FROM answers WHERE NOT is_correct GROUP BY question_id, choice_id
-),
-ranked AS (
-    SELECT wrong.question_id, choices.text, wrong.picked,
-           ROW_NUMBER() OVER (PARTITION BY wrong.question_id ORDER BY wrong.picked DESC, choices.position) AS n
-    FROM wrong JOIN choices ON choices.id = wrong.choice_id
-)
-SELECT figures.*, ranked.text AS top_wrong_choice, ranked.picked AS top_wrong_count
-FROM figures LEFT JOIN ranked ON ranked.question_id = figures.question_id AND ranked.n = 1
-"""
-
-
-def _question_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
-    """{question id: figures} for the questions the counted learners answered in the range."""
-    sql, params = _with_tables(
-        _QUESTION_FIGURES_SQL,
-        learners=_learner_ids(course=course, filters=filters),
-        course_answers=_course_answers(course=course, filters=filters).values(
-            "question_id", "user_id", "choice_id", "attempt", "is_correct"
-        ),
-        choices=Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text"),
-    )
-    return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
-
-
-def question_stats_list(*, course: Course, filters: DashboardFilters) -> list[QuestionStats]:
-    """Per quiz question: the first-try right rate, the average try at which learners got it right,
-    and the wrong choice picked most often (ties go to the earlier choice). Two queries."""
-    figures = _question_figures(course=course, filters=filters)
-    questions = (
-        Question.objects.filter(chapter__course=course)
-        .select_related("chapter")
-        .only("id", "chapter_id", "position", "prompt", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
-        .order_by("chapter__number", "position")
-    )
-    rows = []
-    for question in questions:
-        row = figures.get(question.pk, {})
-        first_tries, first_try_right = row.get("first_tries", 0), row.get("first_try_right", 0)
-        average_attempts = _number(row.get("average_attempts"))
-        rows.append(
-            QuestionStats(
-                question=question,
-                first_tries=first_tries,
-                first_try_right=first_try_right,
-                first_try_rate=_rate(first_try_right, first_tries),
-                average_attempts=None if average_attempts is None else round(average_attempts, 2),
-                learners=row.get("learners", 0),
-                answers=row.get("answers", 0),
-                top_wrong_choice=row.get("top_wrong_choice") or "",
-                top_wrong_count=row.get("top_wrong_count") or 0,
-            )
-        )
-    return rows
 
 
 # Medians from counts of each value (histograms): the values are numbered by a running sum of
