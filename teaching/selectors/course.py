@@ -179,26 +179,20 @@ def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) 
     ]
 
 
-# Medians from counts of each value (histograms): the values are numbered by a running sum of
-# their counts, and the median is the value at the middle place, or the mean of the two middle ones.
-_EXERCISE_FIGURES_SQL = """,
-summaries AS (
-    SELECT course_summaries.* FROM course_summaries JOIN learners ON learners.user_id = course_summaries.user_id
-),
-per_learner AS (
-    -- to_pass: the first pass's number among the learner's runs, less the runs before the range.
-    SELECT exercise_id, user_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
-           MIN(first_pass_number) - MIN(runs_before) AS to_pass,
-           CASE WHEN SUM(timed_runs) > 0
-                THEN CAST(ROUND(1.0 * SUM(duration_total_ms) / SUM(timed_runs)) AS INTEGER) END AS mean_ms
-    FROM summaries GROUP BY exercise_id, user_id
-),
-run_figures AS (
-    SELECT exercise_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
-           COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
+# The medians of the learners' runs to a pass and mean run times, per exercise: the middle value,
+# or the mean of the two middle ones. PostgreSQL's percentile_cont sorts each exercise's values
+# once (a third of the block's time at 100,000 learners went to the portable form); elsewhere,
+# medians from counts of each value (histograms): the values are numbered by a running sum of
+# their counts, and the median is the value at the middle place, or the two middle places.
+_MEDIANS_SQL = {
+    "postgresql": """medians AS (
+    SELECT exercise_id,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY to_pass) AS median_runs_to_pass,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY mean_ms) AS median_duration_ms
     FROM per_learner GROUP BY exercise_id
 ),
-counted AS (
+""",
+    "other": """counted AS (
     SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
     FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
     UNION ALL
@@ -219,7 +213,26 @@ medians AS (
     WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
     GROUP BY exercise_id
 ),
-errors AS (
+""",
+}
+_EXERCISE_FIGURES_SQL = """,
+summaries AS (
+    SELECT course_summaries.* FROM course_summaries JOIN learners ON learners.user_id = course_summaries.user_id
+),
+per_learner AS (
+    -- to_pass: the first pass's number among the learner's runs, less the runs before the range.
+    SELECT exercise_id, user_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           MIN(first_pass_number) - MIN(runs_before) AS to_pass,
+           CASE WHEN SUM(timed_runs) > 0
+                THEN CAST(ROUND(1.0 * SUM(duration_total_ms) / SUM(timed_runs)) AS INTEGER) END AS mean_ms
+    FROM summaries GROUP BY exercise_id, user_id
+),
+run_figures AS (
+    SELECT exercise_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
+    FROM per_learner GROUP BY exercise_id
+),
+{medians}errors AS (
     SELECT exercise_id, error_name, SUM(runs) AS n,
            ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(runs) DESC, error_name) AS place
     FROM course_errors JOIN learners ON learners.user_id = course_errors.user_id
@@ -239,7 +252,7 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
     the commonest error names with their counts, `median_duration_ms` is the median of the
     learners' mean run times."""
     sql, params = _with_tables(
-        _EXERCISE_FIGURES_SQL,
+        _EXERCISE_FIGURES_SQL.format(medians=_MEDIANS_SQL.get(connection.vendor, _MEDIANS_SQL["other"])),
         learners=_learner_ids(course=course, filters=filters),
         course_summaries=_summaries(ExerciseSummary, course=course, filters=filters).values(
             "exercise_id",
