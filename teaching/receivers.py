@@ -43,3 +43,8 @@ def on_quiz_answered(
     rollups.answer_day_summary_add_answer(
         course_id=course_id, question_id=question_id, choice_id=choice_id, answer_id=answer_id, answer=answer
     )
+
+
+def on_user_deleting(sender, *, instance, **kwargs):
+    """The course-wide answer counts do not go with a learner's rows: take their answers out."""
+    rollups.answer_day_summaries_remove_learner(user_id=instance.pk)

@@ -271,6 +271,34 @@ def answer_day_summaries_write(*, course_id: int, writer: RowWriter) -> None:
     writer.flush()
 
 
+def answer_day_summaries_remove_learner(*, user_id: int) -> None:
+    """Take a learner's answers out of the answer counts, before they are deleted with the learner.
+    Each learner adds rows of their own answers alone (the previous day and first answer of a day
+    are the learner's own), so what to take away is what the builder makes of their answers."""
+    answers = (
+        QuizAnswer.objects.filter(user_id=user_id)
+        .order_by("question__chapter__course_id", "question_id", "answered_at", "id")
+        .values_list(
+            "question__chapter__course_id",
+            "question_id",
+            "choice_id",
+            "user_id",
+            "question__chapter_id",
+            "attempt",
+            "is_correct",
+            "answered_at",
+        )
+    )
+    with transaction.atomic():
+        for course_id, rows in itertools.groupby(answers.iterator(), key=lambda row: row[0]):
+            facts = ((question, choice, AnswerFacts(*rest)) for _, question, choice, *rest in rows)
+            for made in answer_day_summaries_build(course_id=course_id, answers=facts):
+                key = {name: getattr(made, name) for name in ("choice_id", "is_correct", "day", "prev_day")}
+                names = ("answers", "first_tries", "attempt_total", "learners")
+                AnswerDaySummary.objects.filter(**key).update(**{name: F(name) - getattr(made, name) for name in names})
+            AnswerDaySummary.objects.filter(course_id=course_id, answers=0).delete()
+
+
 def run_facts(*, user_id, exercise_id, created_at, finished_at, status, check_passed, limit, duration_ms, error_name):
     return RunFacts(
         user_id=user_id,

@@ -106,3 +106,14 @@ def test_answers_told_as_they_are_saved_add_up_to_a_rebuild(spread):
             answered_at=answer.answered_at,
         )
     assert rows() == rebuilt
+
+
+def test_a_deleted_learners_answers_leave_the_counts(spread, monkeypatch):
+    spread.bob.delete()
+    counted = _summaries(spread.course)[3]
+    rollups_rebuild(course=spread.course)
+    assert counted == _summaries(spread.course)[3]
+    filters = DashboardFilters()
+    assert question_selectors._only_counted_learners_answered(course=spread.course, filters=filters)
+    q1, q2 = question_stats_list(course=spread.course, filters=filters)
+    assert (q1.learners, q1.answers, q2.learners, q2.answers) == (2, 3, 3, 6)
