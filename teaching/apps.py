@@ -8,6 +8,9 @@ class TeachingConfig(AppConfig):
     name = "teaching"
 
     def ready(self):
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import pre_delete
+
         from courses.signals import quiz_answered
         from runner.models import Run
         from runner.signals import run_finished
@@ -15,3 +18,4 @@ class TeachingConfig(AppConfig):
 
         run_finished.connect(receivers.on_run_finished, sender=Run, dispatch_uid="teaching.run_finished")
         quiz_answered.connect(receivers.on_quiz_answered, dispatch_uid="teaching.quiz_answered")
+        pre_delete.connect(receivers.on_user_deleting, sender=get_user_model(), dispatch_uid="teaching.user_deleting")

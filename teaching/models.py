@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from courses.models import Chapter, Course, Exercise
+from courses.models import Chapter, Choice, Course, Exercise, Question
 
 
 class ExerciseSummary(models.Model):
@@ -107,3 +107,49 @@ class ChapterSummary(models.Model):
 
     def __str__(self):
         return f"{self.user_id} in chapter {self.chapter_id}, {self.day}: {self.answers} answers"
+
+
+class AnswerDaySummary(models.Model):
+    """Every learner's answers picking one choice on one day, counted together: the quiz questions'
+    figures for a course or a date range, read from a few rows per question and day instead of
+    every answer. A cohort's figures still read its learners' answers (they are few).
+
+    `learners` makes "learners who answered in a range" a sum: it counts a learner's first answer
+    to the question on a day, in the row of the last earlier day they answered it (`prev_day`, or
+    none). A learner answered in [start, end] exactly when one of their days in it has no earlier
+    answer day at or after start, so the count is the sum over the range's rows whose `prev_day` is
+    none or before start.
+    """
+
+    choice = models.ForeignKey(Choice, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    is_correct = models.BooleanField()
+    day = models.DateField()
+    prev_day = models.DateField(null=True, blank=True)
+    answers = models.PositiveIntegerField(default=0)
+    first_tries = models.PositiveIntegerField(default=0, help_text="Answers that were attempt 1.")
+    attempt_total = models.PositiveBigIntegerField(default=0, help_text="The answers' attempt numbers, summed.")
+    learners = models.PositiveIntegerField(default=0, help_text="Learners' first answers to it that day.")
+
+    class Meta:
+        constraints = [
+            # Two partial keys: a unique key over a nullable column would let "no earlier day" repeat.
+            models.UniqueConstraint(
+                fields=["choice", "is_correct", "day", "prev_day"],
+                condition=Q(prev_day__isnull=False),
+                name="answer_day_unique_after",
+            ),
+            models.UniqueConstraint(
+                fields=["choice", "is_correct", "day"],
+                condition=Q(prev_day__isnull=True),
+                name="answer_day_unique_first",
+            ),
+            models.CheckConstraint(
+                condition=Q(first_tries__lte=F("answers"), learners__lte=F("answers")), name="answer_day_counts"
+            ),
+        ]
+        indexes = [models.Index(fields=["course", "day"], name="answer_day_course_day")]
+
+    def __str__(self):
+        return f"choice {self.choice_id}, {self.day}: {self.answers} answers"

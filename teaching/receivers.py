@@ -22,8 +22,29 @@ def on_run_finished(sender, *, run_id, user_id, exercise_id, status, check_passe
     rollups.exercise_summary_add_run(course_id=course_id, run=facts)
 
 
-def on_quiz_answered(sender, *, user_id, chapter_id, course_id, attempt, is_correct, answered_at, **kwargs):
+def on_quiz_answered(
+    sender,
+    *,
+    answer_id,
+    user_id,
+    question_id,
+    chapter_id,
+    course_id,
+    choice_id,
+    attempt,
+    is_correct,
+    answered_at,
+    **kwargs,
+):
     answer = rollups.AnswerFacts(
         user_id=user_id, chapter_id=chapter_id, attempt=attempt, is_correct=is_correct, answered_at=answered_at
     )
     rollups.chapter_summary_add_answer(course_id=course_id, answer=answer)
+    rollups.answer_day_summary_add_answer(
+        course_id=course_id, question_id=question_id, choice_id=choice_id, answer_id=answer_id, answer=answer
+    )
+
+
+def on_user_deleting(sender, *, instance, **kwargs):
+    """The course-wide answer counts do not go with a learner's rows: take their answers out."""
+    rollups.answer_day_summaries_remove_learner(user_id=instance.pk)

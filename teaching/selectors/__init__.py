@@ -5,12 +5,10 @@ from teaching.selectors.course import (
     ChapterFunnelRow,
     CourseDashboard,
     ExerciseStats,
-    QuestionStats,
     StuckLearner,
     chapter_funnel,
     course_dashboard,
     exercise_stats_list,
-    question_stats_list,
     stuck_learner_list,
 )
 from teaching.selectors.exports import (
@@ -40,6 +38,7 @@ from teaching.selectors.learners import (
     learner_detail,
     learner_run_list,
 )
+from teaching.selectors.questions import QuestionStats, question_stats_list
 
 __all__ = [
     "LEARNER_CSV_HEADER",

@@ -7,7 +7,6 @@ from django.db.models import Count, F, QuerySet, Sum
 
 from courses.models import ChapterProgress, Course, ExerciseState
 from teaching.models import ChapterSummary, ExerciseSummary
-from teaching.selectors.course import question_stats_list
 from teaching.selectors.filters import (
     DashboardFilters,
     _datetime,
@@ -16,6 +15,7 @@ from teaching.selectors.filters import (
     _summaries,
     _with_tables,
 )
+from teaching.selectors.questions import question_stats_list
 
 LEARNER_CSV_HEADER = [
     "learner_id",

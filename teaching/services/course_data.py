@@ -149,6 +149,8 @@ def course_data_generate(
                 depth=depths[index],
             )
         writer.flush()
+        # Counted over every learner, so from the stored answers once they are all written.
+        rollups.answer_day_summaries_write(course_id=course.pk, writer=writer)
     return GeneratedCourse(
         course=course,
         instructor=instructor,

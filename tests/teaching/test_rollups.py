@@ -10,7 +10,7 @@ from courses.models import Choice, Enrolment, Question
 from courses.services.quizzes import quiz_answer
 from runner.models import Run
 from runner.signals import run_finished
-from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
+from teaching.models import AnswerDaySummary, ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.services.course_data import course_data_generate
 from teaching.services.rollups import rollups_rebuild
 from tests.runner.worker import wait_for_run
@@ -44,12 +44,26 @@ CHAPTER_FIELDS = (
     "last_right_at",
 )
 
+ANSWER_DAY_FIELDS = (
+    "choice_id",
+    "question_id",
+    "course_id",
+    "is_correct",
+    "day",
+    "prev_day",
+    "answers",
+    "first_tries",
+    "attempt_total",
+    "learners",
+)
 
-def _summaries(course) -> tuple[list, list, list]:
+
+def _summaries(course) -> tuple[list, list, list, list]:
     return (
         sorted(ExerciseSummary.objects.filter(course=course).values_list(*EXERCISE_FIELDS)),
         sorted(ExerciseErrorSummary.objects.filter(course=course).values_list(*ERROR_FIELDS)),
         sorted(ChapterSummary.objects.filter(course=course).values_list(*CHAPTER_FIELDS)),
+        sorted(AnswerDaySummary.objects.filter(course=course).values_list(*ANSWER_DAY_FIELDS), key=str),
     )
 
 
@@ -88,6 +102,9 @@ def test_a_quiz_answer_is_on_the_dashboard_when_it_is_saved(hand_course, client)
     lines = b"".join(client.get("/teach/hand/export/learners.csv").streaming_content).decode().splitlines()
     dan = next(line for line in lines if line.split(",")[1] == "dan").split(",")
     assert (dan[7], dan[8]) == ("2", "0")  # quiz_answers, quiz_first_try_right
+    # The question's figures (from the course's answer counts) hold dan's two answers too.
+    (q1,) = client.get("/api/teach/courses/hand/dashboard/").json()["questions"]
+    assert (q1["learners"], q1["answers"], q1["first_tries"]) == (4, 8, 4)
 
 
 def test_runs_told_as_they_finish_add_up_to_a_rebuild(hand_course):

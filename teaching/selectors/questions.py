@@ -1,0 +1,158 @@
+"""The course dashboard's quiz questions: per question, the first-try right rate, the average try
+at which learners got it right, how many learners answered, and the wrong choice picked most.
+
+For all the course's learners (with or without a date range) the figures are sums over the
+course's answer counts per choice and day (teaching.models.AnswerDaySummary), a few rows per
+question and day whatever the number of learners. A cohort's figures, or a course where someone
+not counted (an instructor trying the quiz) answered in the range, are read from the counted
+learners' answers one by one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from courses.models import Choice, Course, Question
+from teaching.models import AnswerDaySummary, ChapterSummary
+from teaching.selectors.filters import (
+    _CHAPTER_FIELDS,
+    DashboardFilters,
+    _course_answers,
+    _fetch_dicts,
+    _learner_ids,
+    _number,
+    _question_ids,
+    _rate,
+    _summaries,
+    _with_tables,
+)
+
+
+@dataclass(frozen=True)
+class QuestionStats:
+    question: Question
+    first_tries: int
+    first_try_right: int
+    first_try_rate: float | None
+    average_attempts: float | None
+    learners: int
+    answers: int
+    top_wrong_choice: str = ""
+    top_wrong_count: int = 0
+
+
+# The top wrong choice per question, from `wrong` (question_id, choice_id, picked).
+_TOP_WRONG_SQL = """,
+ranked AS (
+    SELECT wrong.question_id, choices.text, wrong.picked,
+           ROW_NUMBER() OVER (PARTITION BY wrong.question_id ORDER BY wrong.picked DESC, choices.position) AS n
+    FROM wrong JOIN choices ON choices.id = wrong.choice_id
+)
+SELECT figures.*, ranked.text AS top_wrong_choice, ranked.picked AS top_wrong_count
+FROM figures LEFT JOIN ranked ON ranked.question_id = figures.question_id AND ranked.n = 1
+"""
+
+_FROM_ANSWERS_SQL = """,
+answers AS (SELECT course_answers.* FROM course_answers JOIN learners ON learners.user_id = course_answers.user_id),
+figures AS (
+    SELECT question_id,
+           SUM(CASE WHEN attempt = 1 THEN 1 ELSE 0 END) AS first_tries,
+           SUM(CASE WHEN attempt = 1 AND is_correct THEN 1 ELSE 0 END) AS first_try_right,
+           -- A learner's right answer ends their tries at a question, so its attempt number is
+           -- how many tries they took.
+           AVG(CASE WHEN is_correct THEN attempt END) AS average_attempts,
+           COUNT(DISTINCT user_id) AS learners,
+           COUNT(*) AS answers
+    FROM answers GROUP BY question_id
+),
+wrong AS (
+    SELECT question_id, choice_id, COUNT(*) AS picked FROM answers WHERE NOT is_correct GROUP BY question_id, choice_id
+)"""
+
+# The same figures as sums of counts (see AnswerDaySummary for why `learners` adds up).
+_FROM_COUNTS_SQL = """,
+figures AS (
+    SELECT question_id,
+           SUM(first_tries) AS first_tries,
+           SUM(CASE WHEN is_correct THEN first_tries ELSE 0 END) AS first_try_right,
+           1.0 * SUM(CASE WHEN is_correct THEN attempt_total END) / SUM(CASE WHEN is_correct THEN answers END)
+               AS average_attempts,
+           SUM(CASE WHEN prev_day IS NULL OR prev_day < %s THEN learners ELSE 0 END) AS learners,
+           SUM(answers) AS answers
+    FROM counts GROUP BY question_id
+),
+wrong AS (
+    SELECT question_id, choice_id, SUM(answers) AS picked
+    FROM counts WHERE NOT is_correct GROUP BY question_id, choice_id
+)"""
+
+
+def _only_counted_learners_answered(*, course: Course, filters: DashboardFilters) -> bool:
+    """Whether everyone who answered in the range is a learner the dashboard counts, so the
+    course's answer counts (which count everyone) are the counted learners' own."""
+    if filters.cohort is not None:
+        return False
+    answerers = _summaries(ChapterSummary, course=course, filters=filters)
+    return not answerers.exclude(user_id__in=_learner_ids(course=course, filters=filters)).exists()
+
+
+def _question_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{question id: figures} for the questions the counted learners answered in the range."""
+    choices = Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text")
+    if _only_counted_learners_answered(course=course, filters=filters):
+        sql, params = _with_tables(
+            _FROM_COUNTS_SQL + _TOP_WRONG_SQL,
+            counts=_summaries(AnswerDaySummary, course=course, filters=filters).values(
+                "question_id",
+                "choice_id",
+                "is_correct",
+                "prev_day",
+                "answers",
+                "first_tries",
+                "attempt_total",
+                "learners",
+            ),
+            choices=choices,
+        )
+        params.append(filters.start)
+    else:
+        sql, params = _with_tables(
+            _FROM_ANSWERS_SQL + _TOP_WRONG_SQL,
+            learners=_learner_ids(course=course, filters=filters),
+            course_answers=_course_answers(course=course, filters=filters).values(
+                "question_id", "user_id", "choice_id", "attempt", "is_correct"
+            ),
+            choices=choices,
+        )
+    return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
+
+
+def question_stats_list(*, course: Course, filters: DashboardFilters) -> list[QuestionStats]:
+    """Per quiz question: the first-try right rate, the average try at which learners got it right,
+    and the wrong choice picked most often (ties go to the earlier choice). Three queries."""
+    figures = _question_figures(course=course, filters=filters)
+    questions = (
+        Question.objects.filter(chapter__course=course)
+        .select_related("chapter")
+        .only("id", "chapter_id", "position", "prompt", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
+        .order_by("chapter__number", "position")
+    )
+    rows = []
+    for question in questions:
+        row = figures.get(question.pk, {})
+        first_tries, first_try_right = row.get("first_tries", 0), row.get("first_try_right", 0)
+        average_attempts = _number(row.get("average_attempts"))
+        rows.append(
+            QuestionStats(
+                question=question,
+                first_tries=first_tries,
+                first_try_right=first_try_right,
+                first_try_rate=_rate(first_try_right, first_tries),
+                average_attempts=None if average_attempts is None else round(average_attempts, 2),
+                learners=row.get("learners", 0),
+                answers=row.get("answers", 0),
+                top_wrong_choice=row.get("top_wrong_choice") or "",
+                top_wrong_count=row.get("top_wrong_count") or 0,
+            )
+        )
+    return rows
