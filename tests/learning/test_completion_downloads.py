@@ -181,22 +181,17 @@ def test_code_that_means_something_else_in_a_function_runs_as_on_the_platform(cl
     assert ran.returncode == 1
 
 
-def test_the_demo_course_solutions_run_from_both_downloads(client, learner, tmp_path):
+def test_the_demo_course_solutions_run_from_the_notebook(client, learner, tmp_path):
     """Every published exercise of the course itself, its solution as the learner's last run: the
-    package and the notebook run them all with the course's real module, without one error."""
+    notebook runs them all with the course's real module, without one error. (The package does
+    the same in the browser walk, tests/learning/test_browser_course_walk.py, downloaded from the
+    completion page after a learner has passed every exercise: each download is run once.)"""
     course = demo_course()
     exercises = list(Exercise.objects.filter(chapter__course=course, chapter__published=True))
     assert exercises
     for item in exercises:
         run_add(user=learner, exercise=item, code=item.solution_code, passed=True)
     client.force_login(learner)
-
-    filename, content = _download(client, "code_package", course)
-    package = filename.removesuffix(".zip")
-    _unpack(content, tmp_path / "package")
-    ran = python_outside(["-m", package], cwd=tmp_path / "package")
-    assert ran.returncode == 0, ran.stderr[-3000:]
-    assert ran.stdout.count("\n=== Part ") == len(exercises)
 
     _, content = _download(client, "code_notebook", course)
     (tmp_path / "notebook").mkdir()
