@@ -351,6 +351,19 @@ def _run_end_fields(end: RunEnd) -> dict[str, Any]:
     return fields
 
 
+# What a `run_finished` listener is told of the run, read in the one query that follows the write.
+RUN_FINISHED_FIELDS = (
+    "user_id",
+    "exercise_id",
+    "check_passed",
+    "limit",
+    "cause",
+    "created_at",
+    "duration_ms",
+    "error_name",
+)
+
+
 def _run_end_write(*, run_id, fields: dict[str, Any], from_status: tuple[str, ...]) -> bool:
     with transaction.atomic():
         ended = Run.objects.filter(pk=run_id, status__in=from_status).update(**fields)
@@ -359,7 +372,7 @@ def _run_end_write(*, run_id, fields: dict[str, Any], from_status: tuple[str, ..
         if signals.run_finished.has_listeners(Run):
             # In the same transaction: a summary kept from this signal is never ahead of, or
             # behind, the run it counts.
-            row = Run.objects.values("user_id", "exercise_id", "check_passed", "limit", "cause").get(pk=run_id)
+            row = Run.objects.values(*RUN_FINISHED_FIELDS).get(pk=run_id)
             signals.run_finished.send(
                 sender=Run, run_id=run_id, status=fields["status"], finished_at=fields["finished_at"], **row
             )

@@ -3,12 +3,23 @@ are sent inside the transaction that wrote the run's end or the answer, so a sum
 ahead of or behind what it counts, and shows on the dashboard as soon as the run or answer does."""
 
 from courses.models import Exercise
-from runner.models import Run
 from teaching.services import rollups
 
 
-def on_run_finished(sender, *, run_id, user_id, exercise_id, status, check_passed, limit, finished_at, **kwargs):
-    run = Run.objects.values("created_at", "duration_ms", "error_name").get(pk=run_id)
+def on_run_finished(
+    sender,
+    *,
+    user_id,
+    exercise_id,
+    status,
+    check_passed,
+    limit,
+    created_at,
+    finished_at,
+    duration_ms,
+    error_name,
+    **kwargs,
+):
     course_id = Exercise.objects.values_list("chapter__course_id", flat=True).get(pk=exercise_id)
     facts = rollups.run_facts(
         user_id=user_id,
@@ -17,7 +28,9 @@ def on_run_finished(sender, *, run_id, user_id, exercise_id, status, check_passe
         status=status,
         check_passed=check_passed,
         limit=limit,
-        **run,
+        created_at=created_at,
+        duration_ms=duration_ms,
+        error_name=error_name,
     )
     rollups.exercise_summary_add_run(course_id=course_id, run=facts)
 

@@ -123,7 +123,10 @@ def test_runs_told_as_they_finish_add_up_to_a_rebuild(hand_course):
             check_passed=run.check_passed,
             limit=run.limit,
             cause=run.cause,
+            created_at=run.created_at,
             finished_at=run.finished_at,
+            duration_ms=run.duration_ms,
+            error_name=run.error_name,
         )
     assert _summaries(hand_course.course) == rebuilt
 
