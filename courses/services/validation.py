@@ -20,13 +20,13 @@ from pathlib import Path
 import yaml
 from latex2mathml.converter import convert as latex_to_mathml
 
+from courses.rules import FENCE_RE
 from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, course_read
 from courses.services.content_io.reader import read_glossary
 from courses.services.content_io.rules import body_references
 from courses.services.content_io.source import split_front_matter, trim_blank_lines
 from runner.checking import CheckedRun, CheckSandbox, check_sandbox, sandbox_check_run
 
-FENCE_RE = re.compile(r"^\s*(`{3,}|~{3,})")
 INLINE_CODE_RE = re.compile(r"(`+).+?\1")
 # The renderer's own patterns (courses/rendering.py): what it turns into MathML.
 DISPLAY_MATH_RE = re.compile(r"\$\$(.+?)\$\$", re.DOTALL)
