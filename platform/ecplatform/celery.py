@@ -20,7 +20,8 @@ class FilesystemChannel(filesystem.Channel):
     kombu writes a message into the queue folder under its final name, and a worker polling that
     folder may take and read it before it is written: the worker's consumer then dies on the JSON it
     cannot parse (seen with a 20 ms polling interval). Written under a name no queue matches and
-    renamed, a message is whole or absent (a rename within a folder is atomic)."""
+    renamed, a message is whole or absent (a rename within a folder is atomic). The same holds for
+    an exchange's table of queues (`_queue_bind`)."""
 
     def _put(self, queue, payload, **kwargs):
         name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
@@ -32,6 +33,24 @@ class FilesystemChannel(filesystem.Channel):
             os.rename(partial, final)
         except OSError as exc:
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+    def _queue_bind(self, exchange, routing_key, pattern, queue):
+        # kombu creates an exchange's table empty, then locks and writes it; a publisher reading it
+        # in between finds "" and fails on the JSON (a worker and the web process both declare their
+        # queues at start). Created whole, as an empty table, the file is then only ever updated
+        # under kombu's lock.
+        table = self._exchange_file(exchange)
+        if not table.exists():
+            self.control_folder.mkdir(exist_ok=True)
+            partial = table.with_name(f"{table.name}.{uuid.uuid4()}.partial")
+            partial.write_bytes(str_to_bytes(dumps([])))
+            try:
+                os.link(partial, table)  # never over a table another process made meanwhile
+            except FileExistsError:
+                pass
+            finally:
+                partial.unlink()
+        super()._queue_bind(exchange, routing_key, pattern, queue)
 
 
 class FilesystemTransport(filesystem.Transport):
