@@ -52,6 +52,20 @@ class FilesystemChannel(filesystem.Channel):
                 partial.unlink()
         super()._queue_bind(exchange, routing_key, pattern, queue)
 
+    def get_table(self, exchange):
+        # kombu keeps one binding state per process and writes a binding to the file only the first
+        # time the process declares it: a second connection of the same process (the web's
+        # publisher beside a thread's consumer) skips the write and may publish before the first
+        # has finished it, to a table without the queue (the message then goes to no queue). The
+        # process's own bindings therefore count as well as the file's.
+        table = super().get_table(exchange)
+        own = self.state.exchanges.get(exchange, {}).get("table", [])
+        for routing_key, pattern, queue in own:
+            binding = filesystem.exchange_queue_t(routing_key or "", pattern or "", queue or "")
+            if binding not in table:
+                table.append(binding)
+        return table
+
 
 class FilesystemTransport(filesystem.Transport):
     Channel = FilesystemChannel
