@@ -9,8 +9,9 @@ class TeachingConfig(AppConfig):
 
     def ready(self):
         from django.contrib.auth import get_user_model
-        from django.db.models.signals import pre_delete
+        from django.db.models.signals import post_save, pre_delete
 
+        from courses.models import Enrolment
         from courses.signals import quiz_answered
         from runner.models import Run
         from runner.signals import run_finished
@@ -19,3 +20,7 @@ class TeachingConfig(AppConfig):
         run_finished.connect(receivers.on_run_finished, sender=Run, dispatch_uid="teaching.run_finished")
         quiz_answered.connect(receivers.on_quiz_answered, dispatch_uid="teaching.quiz_answered")
         pre_delete.connect(receivers.on_user_deleting, sender=get_user_model(), dispatch_uid="teaching.user_deleting")
+        post_save.connect(receivers.on_enrolment_saved, sender=Enrolment, dispatch_uid="teaching.enrolment_saved")
+        pre_delete.connect(
+            receivers.on_enrolment_deleting, sender=Enrolment, dispatch_uid="teaching.enrolment_deleting"
+        )

@@ -153,3 +153,93 @@ class AnswerDaySummary(models.Model):
 
     def __str__(self):
         return f"choice {self.choice_id}, {self.day}: {self.answers} answers"
+
+
+# --- The whole course's exercise figures, as counts -------------------------------------------------
+#
+# What every enrolled learner adds to an exercise's figures when the dashboard has no cohort and no
+# date range: run counts, and how many learners ran, passed, needed N runs to a first pass or have a
+# mean run time of M ms (the medians are read from those counts). teaching.services.course_counts
+# keeps them as runs finish, as learners enrol or leave, and rebuilds them from the summaries above.
+
+
+class ExerciseCount(models.Model):
+    """Every enrolled learner's runs of one exercise, counted together."""
+
+    exercise = models.OneToOneField(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    runs = models.PositiveIntegerField(default=0)
+    timed_out = models.PositiveIntegerField(default=0)
+    memory_stops = models.PositiveIntegerField(default=0)
+    learners_ran = models.PositiveIntegerField(default=0)
+    learners_passed = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(
+                    timed_out__lte=F("runs"),
+                    memory_stops__lte=F("runs"),
+                    learners_ran__lte=F("runs"),
+                    learners_passed__lte=F("learners_ran"),
+                ),
+                name="exercise_count_within_runs",
+            )
+        ]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}: {self.runs} runs by {self.learners_ran} learners"
+
+
+class ExercisePassCount(models.Model):
+    """Enrolled learners whose first pass of an exercise was their run number `runs_to_pass`."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    runs_to_pass = models.PositiveIntegerField()
+    learners = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "runs_to_pass"], name="exercise_pass_count_unique"),
+            models.CheckConstraint(condition=Q(runs_to_pass__gte=1), name="exercise_pass_count_from_one"),
+        ]
+        indexes = [models.Index(fields=["course"], name="exercise_pass_count_course")]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}: {self.learners} passed on run {self.runs_to_pass}"
+
+
+class ExerciseTimeCount(models.Model):
+    """Enrolled learners whose mean run time of an exercise, in whole milliseconds, is `mean_ms`."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    mean_ms = models.PositiveIntegerField()
+    learners = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["exercise", "mean_ms"], name="exercise_time_count_unique")]
+        indexes = [models.Index(fields=["course"], name="exercise_time_count_course")]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}: {self.learners} learners at {self.mean_ms} ms"
+
+
+class ExerciseErrorCount(models.Model):
+    """Enrolled learners' runs of an exercise that ended with one error type."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    error_name = models.CharField(max_length=100)
+    runs = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["exercise", "error_name"], name="exercise_error_count_unique"),
+            models.CheckConstraint(condition=~Q(error_name=""), name="exercise_error_count_named"),
+        ]
+        indexes = [models.Index(fields=["course"], name="exercise_error_count_course")]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}: {self.runs} x {self.error_name}"

@@ -3,7 +3,7 @@ are sent inside the transaction that wrote the run's end or the answer, so a sum
 ahead of or behind what it counts, and shows on the dashboard as soon as the run or answer does."""
 
 from courses.models import Exercise
-from teaching.services import rollups
+from teaching.services import course_counts, rollups
 
 
 def on_run_finished(
@@ -32,7 +32,8 @@ def on_run_finished(
         duration_ms=duration_ms,
         error_name=error_name,
     )
-    rollups.exercise_summary_add_run(course_id=course_id, run=facts)
+    with course_counts.RunCounting(course_id=course_id, user_id=user_id, exercise_id=exercise_id):
+        rollups.exercise_summary_add_run(course_id=course_id, run=facts)
 
 
 def on_quiz_answered(
@@ -61,3 +62,14 @@ def on_quiz_answered(
 def on_user_deleting(sender, *, instance, **kwargs):
     """The course-wide answer counts do not go with a learner's rows: take their answers out."""
     rollups.answer_day_summaries_remove_learner(user_id=instance.pk)
+
+
+def on_enrolment_saved(sender, *, instance, created, raw=False, **kwargs):
+    """What a learner ran before enrolling counts in the course's figures once they enrol."""
+    if created and not raw:
+        course_counts.course_counts_add_learner(user_id=instance.user_id, course_id=instance.course_id)
+
+
+def on_enrolment_deleting(sender, *, instance, **kwargs):
+    """Before the delete (and the learner's summaries, when the learner goes too) takes them."""
+    course_counts.course_counts_remove_learner(user_id=instance.user_id, course_id=instance.course_id)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from django.db import connection
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
+from django.utils import timezone
 
 from courses.models import (
     Chapter,
@@ -26,7 +27,15 @@ from courses.models import (
     Exercise,
     ExerciseState,
 )
-from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
+from teaching.models import (
+    ChapterSummary,
+    ExerciseCount,
+    ExerciseErrorCount,
+    ExerciseErrorSummary,
+    ExercisePassCount,
+    ExerciseSummary,
+    ExerciseTimeCount,
+)
 from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
     TOP_ERRORS,
@@ -184,22 +193,7 @@ def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) 
 # once (a third of the block's time at 100,000 learners went to the portable form); elsewhere,
 # medians from counts of each value (histograms): the values are numbered by a running sum of
 # their counts, and the median is the value at the middle place, or the two middle places.
-_MEDIANS_SQL = {
-    "postgresql": """medians AS (
-    SELECT exercise_id,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY to_pass) AS median_runs_to_pass,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY mean_ms) AS median_duration_ms
-    FROM per_learner GROUP BY exercise_id
-),
-""",
-    "other": """counted AS (
-    SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
-    FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
-    UNION ALL
-    SELECT 2 AS kind, exercise_id, mean_ms AS v, COUNT(*) AS n
-    FROM per_learner WHERE mean_ms IS NOT NULL GROUP BY exercise_id, mean_ms
-),
-placed AS (
+_MEDIANS_FROM_COUNTED = """placed AS (
     SELECT kind, exercise_id, v, CAST(n AS INTEGER) AS n,
            CAST(SUM(n) OVER (PARTITION BY kind, exercise_id ORDER BY v) AS INTEGER) AS upto,
            CAST(SUM(n) OVER (PARTITION BY kind, exercise_id) AS INTEGER) AS c
@@ -213,7 +207,28 @@ medians AS (
     WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
     GROUP BY exercise_id
 ),
+"""
+_MEDIANS_SQL = {
+    "postgresql": """medians AS (
+    SELECT exercise_id,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY to_pass) AS median_runs_to_pass,
+           percentile_cont(0.5) WITHIN GROUP (ORDER BY mean_ms) AS median_duration_ms
+    FROM per_learner GROUP BY exercise_id
+),
 """,
+    "other": "".join(
+        (
+            """counted AS (
+    SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
+    FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
+    UNION ALL
+    SELECT 2 AS kind, exercise_id, mean_ms AS v, COUNT(*) AS n
+    FROM per_learner WHERE mean_ms IS NOT NULL GROUP BY exercise_id, mean_ms
+),
+""",
+            _MEDIANS_FROM_COUNTED,
+        )
+    ),
 }
 _EXERCISE_FIGURES_SQL = """,
 summaries AS (
@@ -269,8 +284,68 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
             "exercise_id", "user_id", "error_name", "runs"
         ),
     )
+    return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
+
+
+# The same figures for the whole course, from its counts (teaching.models.ExerciseCount and the
+# rest): a few rows per exercise and value, whatever the number of learners.
+_EXERCISE_COUNTS_SQL = "".join(
+    (
+        """,
+counted AS (
+    SELECT 1 AS kind, exercise_id, runs_to_pass AS v, learners AS n FROM pass_counts WHERE learners > 0
+    UNION ALL
+    SELECT 2 AS kind, exercise_id, mean_ms AS v, learners AS n FROM time_counts WHERE learners > 0
+),
+""",
+        _MEDIANS_FROM_COUNTED,
+        """errors AS (
+    SELECT exercise_id, error_name, runs AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY runs DESC, error_name) AS place
+    FROM error_counts WHERE runs > 0
+)
+SELECT run_figures.*, median_runs_to_pass, median_duration_ms, error_name, n
+FROM run_figures
+LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
+LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
+WHERE run_figures.learners_ran > 0
+ORDER BY run_figures.exercise_id, errors.place
+""",
+    )
+)
+
+
+def _whole_course(*, course: Course, filters: DashboardFilters) -> bool:
+    """Whether the filters count every enrolled learner's every run: no cohort, and a date range,
+    if any, from at most the course's first day of runs to at least today (a range that leaves
+    nothing out counts what no range counts)."""
+    if filters.cohort is not None:
+        return False
+    if filters.end is not None and filters.end < timezone.now().astimezone(dt.UTC).date():
+        return False
+    if filters.start is not None:
+        first = ExerciseSummary.objects.filter(course=course).order_by("day").values_list("day", flat=True).first()
+        return first is None or filters.start <= first
+    return True
+
+
+def _exercise_figures_from_counts(*, course: Course) -> dict[int, dict]:
+    """_exercise_figures for the whole course, summed by the writes (teaching.services.course_counts)."""
+    sql, params = _with_tables(
+        _EXERCISE_COUNTS_SQL,
+        run_figures=ExerciseCount.objects.filter(course=course).values(
+            "exercise_id", "runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"
+        ),
+        pass_counts=ExercisePassCount.objects.filter(course=course).values("exercise_id", "runs_to_pass", "learners"),
+        time_counts=ExerciseTimeCount.objects.filter(course=course).values("exercise_id", "mean_ms", "learners"),
+        error_counts=ExerciseErrorCount.objects.filter(course=course).values("exercise_id", "error_name", "runs"),
+    )
+    return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
+
+
+def _figures_by_exercise(rows: list[dict]) -> dict[int, dict]:
     figures: dict[int, dict] = {}
-    for row in _fetch_dicts(sql, [*params, TOP_ERRORS]):
+    for row in rows:
         error_name, count = row.pop("error_name"), row.pop("n")
         exercise = figures.setdefault(row["exercise_id"], {**row, "error_types": []})
         if error_name:
@@ -281,8 +356,12 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
 def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[ExerciseStats]:
     """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
     stops, the median runs to a pass, the median of the learners' mean run times, and the
-    commonest error types. Two queries."""
-    figures = _exercise_figures(course=course, filters=filters)
+    commonest error types. Two queries (three with a date range). The whole course's figures are
+    read from its counts, anything narrower from the learners' summaries."""
+    if _whole_course(course=course, filters=filters):
+        figures = _exercise_figures_from_counts(course=course)
+    else:
+        figures = _exercise_figures(course=course, filters=filters)
     exercises = (
         Exercise.objects.filter(chapter__course=course)
         .select_related("chapter")

@@ -21,6 +21,7 @@ from courses.models import Course, QuizAnswer
 from runner.models import Run
 from teaching.models import AnswerDaySummary, ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.services.bulk import RowWriter
+from teaching.services.course_counts import course_counts_rebuild
 
 
 def _day(at: dt.datetime) -> dt.date:
@@ -360,6 +361,7 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         say(f"{writer.written.get(ChapterSummary, 0)} chapter summaries")
         answer_day_summaries_write(course_id=course.pk, writer=writer)
         say(f"{writer.written.get(AnswerDaySummary, 0)} answer counts")
+        say(f"{course_counts_rebuild(course=course)} exercise counts")
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             tables = (

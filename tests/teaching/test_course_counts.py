@@ -1,0 +1,159 @@
+"""The whole course's exercise counts (teaching.models.ExerciseCount and siblings): kept as runs
+finish and learners enrol or leave, they hold what the learners' own summaries add up to, so the
+unfiltered dashboard, read from them, shows the figures the per-learner path computes."""
+
+import datetime as dt
+from decimal import Decimal
+
+import pytest
+from django.utils import timezone
+
+from accounts.models import User
+from courses.models import Enrolment
+from runner.models import Run
+from runner.signals import run_finished
+from teaching.models import ExerciseCount, ExerciseErrorCount, ExercisePassCount, ExerciseTimeCount
+from teaching.selectors.course import _exercise_figures, _exercise_figures_from_counts, exercise_stats_list
+from teaching.selectors.filters import DashboardFilters
+from teaching.services.course_counts import course_counts_rebuild
+from teaching.services.course_data import course_data_generate
+from tests.teaching.conftest import _run
+
+COUNT_FIELDS = {
+    ExerciseCount: ("exercise_id", "runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"),
+    ExercisePassCount: ("exercise_id", "runs_to_pass", "learners"),
+    ExerciseTimeCount: ("exercise_id", "mean_ms", "learners"),
+    ExerciseErrorCount: ("exercise_id", "error_name", "runs"),
+}
+
+
+def _counts(course) -> dict:
+    """The course's counts, rows that count nothing left out (a learner who left leaves zeros)."""
+    return {
+        model: sorted(row for row in model.objects.filter(course=course).values_list(*fields) if any(row[-1:]))
+        for model, fields in COUNT_FIELDS.items()
+    }
+
+
+def _figures(figures: dict) -> dict:
+    return {
+        exercise: {name: _number(value) for name, value in row.items()}
+        for exercise, row in figures.items()
+        if row["learners_ran"]
+    }
+
+
+def _number(value):
+    """PostgreSQL and SQLite give medians as floats or decimals: compare them as floats."""
+    return float(value) if isinstance(value, int | float | Decimal) and not isinstance(value, bool) else value
+
+
+def _finish(run: Run) -> None:
+    """Tell the dashboards a stored run has finished, as the runner does."""
+    run_finished.send(
+        sender=Run,
+        run_id=run.pk,
+        user_id=run.user_id,
+        exercise_id=run.exercise_id,
+        status=run.status,
+        check_passed=run.check_passed,
+        limit=run.limit,
+        cause=run.cause,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        duration_ms=run.duration_ms,
+        error_name=run.error_name,
+    )
+
+
+def test_the_whole_course_figures_from_counts_are_the_learners_figures(hand_course):
+    from_summaries = _exercise_figures(course=hand_course.course, filters=DashboardFilters())
+    assert _figures(_exercise_figures_from_counts(course=hand_course.course)) == _figures(from_summaries)
+    (e1, _) = exercise_stats_list(course=hand_course.course, filters=DashboardFilters())
+    # By hand (conftest): ann, bob and cat ran e1; ann passed on run 2, bob on run 4; 9 runs.
+    assert (e1.runs, e1.learners_ran, e1.learners_passed, e1.median_runs_to_pass) == (9, 3, 2, 3.0)
+    assert (e1.timed_out, e1.memory_stops) == (1, 1)
+    assert e1.error_types == [("NameError", 4), ("ValueError", 1)]
+
+
+@pytest.mark.django_db
+def test_counts_on_a_generated_course_are_the_learners_figures():
+    made = course_data_generate(slug="counts", learners=60, chapters=3, runs=900, seed=5)
+    counted = _figures(_exercise_figures_from_counts(course=made.course))
+    assert counted
+    assert counted == _figures(_exercise_figures(course=made.course, filters=DashboardFilters()))
+
+
+def test_runs_told_as_they_finish_count_what_a_rebuild_counts(hand_course):
+    course = hand_course.course
+    rebuilt = _counts(course)
+    runs = list(Run.objects.filter(exercise__chapter__course=course))
+    for model in COUNT_FIELDS:
+        model.objects.all().delete()
+    from teaching.models import ExerciseErrorSummary, ExerciseSummary
+
+    ExerciseSummary.objects.all().delete()
+    ExerciseErrorSummary.objects.all().delete()
+    # The latest day's runs first: a run summarised on a day before others renumbers theirs.
+    for run in sorted(runs, key=lambda run: (-run.created_at.date().toordinal(), run.created_at)):
+        _finish(run)
+    assert _counts(course) == rebuilt
+
+
+def test_a_learner_counts_from_enrolling_until_leaving(hand_course, make_user):
+    course, e1 = hand_course.course, hand_course.e1
+    before = _counts(course)
+    eve = make_user(username="eve")
+    now = timezone.now()
+    for minutes, passed, ms in ((20, False, 900), (19, True, 1100)):
+        _finish(_run(user=eve, exercise=e1, at=now - dt.timedelta(minutes=minutes), passed=passed, ms=ms))
+    assert _counts(course) == before  # not enrolled: not one of the course's learners yet
+
+    enrolment = Enrolment.objects.create(user=eve, course=course)
+    runs = ExerciseCount.objects.get(exercise=e1)
+    assert (runs.runs, runs.learners_ran, runs.learners_passed) == (11, 4, 3)
+    assert ExerciseTimeCount.objects.get(exercise=e1, mean_ms=1000).learners == 1
+    assert _counts(course) == _rebuilt(course)
+
+    enrolment.delete()
+    assert _counts(course) == before == _rebuilt(course)
+
+    Enrolment.objects.create(user=eve, course=course)
+    eve.delete()  # the enrolment and summaries go with her
+    assert _counts(course) == before == _rebuilt(course)
+
+
+def test_a_deleted_learner_leaves_the_counts(hand_course):
+    hand_course.bob.delete()
+    counts = _counts(hand_course.course)
+    assert counts == _rebuilt(hand_course.course)
+    assert counts[ExerciseCount][0][1:] == (5, 0, 1, 2, 1)  # ann and cat: 5 runs, cat's memory stop
+
+
+def test_a_range_that_leaves_nothing_out_reads_the_counts_and_a_narrower_one_does_not(hand_course):
+    course, today = hand_course.course, timezone.now().astimezone(dt.UTC).date()
+    everything = DashboardFilters(start=today - dt.timedelta(days=400), end=today + dt.timedelta(days=1))
+    (whole, _) = exercise_stats_list(course=course, filters=DashboardFilters())
+    (wide, _) = exercise_stats_list(course=course, filters=everything)
+    assert wide == whole
+    # Counts that disagree with the summaries show which path a dashboard read.
+    ExerciseCount.objects.filter(exercise=hand_course.e1).update(runs=1000)
+    (wide, _) = exercise_stats_list(course=course, filters=everything)
+    assert wide.runs == 1000
+    (recent, _) = exercise_stats_list(course=course, filters=DashboardFilters(start=today - dt.timedelta(days=1)))
+    assert recent.runs == 7  # bob's two runs ten days ago are out of the range
+    (morning, _) = exercise_stats_list(course=course, filters=DashboardFilters(cohort=hand_course.morning))
+    assert morning.runs == 6
+
+
+def _rebuilt(course) -> dict:
+    course_counts_rebuild(course=course)
+    return _counts(course)
+
+
+def test_an_instructor_trying_an_exercise_is_not_counted(hand_course):
+    before = _counts(hand_course.course)
+    teacher = hand_course.teacher
+    assert teacher.role == User.Role.INSTRUCTOR
+    _finish(_run(user=teacher, exercise=hand_course.e1, at=timezone.now(), passed=True))
+    assert _counts(hand_course.course) == before
