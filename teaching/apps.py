@@ -11,7 +11,7 @@ class TeachingConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save, pre_delete
 
-        from courses.models import Enrolment
+        from courses.models import CohortMembership, Enrolment
         from courses.signals import quiz_answered
         from runner.models import Run
         from runner.signals import run_finished
@@ -23,4 +23,10 @@ class TeachingConfig(AppConfig):
         post_save.connect(receivers.on_enrolment_saved, sender=Enrolment, dispatch_uid="teaching.enrolment_saved")
         pre_delete.connect(
             receivers.on_enrolment_deleting, sender=Enrolment, dispatch_uid="teaching.enrolment_deleting"
+        )
+        post_save.connect(
+            receivers.on_membership_saved, sender=CohortMembership, dispatch_uid="teaching.membership_saved"
+        )
+        pre_delete.connect(
+            receivers.on_membership_deleting, sender=CohortMembership, dispatch_uid="teaching.membership_deleting"
         )

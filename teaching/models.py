@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from courses.models import Chapter, Choice, Course, Exercise, Question
+from courses.models import Chapter, Choice, Cohort, Course, Exercise, Question
 
 
 class ExerciseSummary(models.Model):
@@ -155,19 +155,30 @@ class AnswerDaySummary(models.Model):
         return f"choice {self.choice_id}, {self.day}: {self.answers} answers"
 
 
-# --- The whole course's exercise figures, as counts -------------------------------------------------
+# --- Exercise figures of the whole course, or of one cohort, as counts --------------------------------
 #
-# What every enrolled learner adds to an exercise's figures when the dashboard has no cohort and no
-# date range: run counts, and how many learners ran, passed, needed N runs to a first pass or have a
-# mean run time of M ms (the medians are read from those counts). teaching.services.course_counts
-# keeps them as runs finish, as learners enrol or leave, and rebuilds them from the summaries above.
+# What every enrolled learner adds to an exercise's figures when the dashboard has no date range:
+# run counts, and how many learners ran, passed, needed N runs to a first pass or have a mean run
+# time of M ms (the medians are read from those counts). A row counts the course's learners
+# (`cohort` empty) or one cohort's. teaching.services.course_counts keeps them as runs finish and
+# as learners enrol, join a cohort or leave, and rebuilds them from the summaries above.
+
+
+def _scoped_unique(fields: list[str], name: str) -> list[models.UniqueConstraint]:
+    """Unique per cohort, and once for the course (a unique key over a nullable column would let
+    the course's own row repeat)."""
+    return [
+        models.UniqueConstraint(fields=[*fields, "cohort"], condition=Q(cohort__isnull=False), name=f"{name}_cohort"),
+        models.UniqueConstraint(fields=fields, condition=Q(cohort__isnull=True), name=f"{name}_course"),
+    ]
 
 
 class ExerciseCount(models.Model):
-    """Every enrolled learner's runs of one exercise, counted together."""
+    """The counted learners' runs of one exercise, counted together."""
 
-    exercise = models.OneToOneField(Exercise, on_delete=models.CASCADE, related_name="+")
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     runs = models.PositiveIntegerField(default=0)
     timed_out = models.PositiveIntegerField(default=0)
     memory_stops = models.PositiveIntegerField(default=0)
@@ -176,6 +187,7 @@ class ExerciseCount(models.Model):
 
     class Meta:
         constraints = [
+            *_scoped_unique(["exercise"], "exercise_count"),
             models.CheckConstraint(
                 condition=Q(
                     timed_out__lte=F("runs"),
@@ -184,62 +196,66 @@ class ExerciseCount(models.Model):
                     learners_passed__lte=F("learners_ran"),
                 ),
                 name="exercise_count_within_runs",
-            )
+            ),
         ]
+        indexes = [models.Index(fields=["course", "cohort"], name="exercise_count_scope")]
 
     def __str__(self):
         return f"exercise {self.exercise_id}: {self.runs} runs by {self.learners_ran} learners"
 
 
 class ExercisePassCount(models.Model):
-    """Enrolled learners whose first pass of an exercise was their run number `runs_to_pass`."""
+    """Counted learners whose first pass of an exercise was their run number `runs_to_pass`."""
 
     exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     runs_to_pass = models.PositiveIntegerField()
     learners = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["exercise", "runs_to_pass"], name="exercise_pass_count_unique"),
+            *_scoped_unique(["exercise", "runs_to_pass"], "exercise_pass_count"),
             models.CheckConstraint(condition=Q(runs_to_pass__gte=1), name="exercise_pass_count_from_one"),
         ]
-        indexes = [models.Index(fields=["course"], name="exercise_pass_count_course")]
+        indexes = [models.Index(fields=["course", "cohort"], name="exercise_pass_count_scope")]
 
     def __str__(self):
         return f"exercise {self.exercise_id}: {self.learners} passed on run {self.runs_to_pass}"
 
 
 class ExerciseTimeCount(models.Model):
-    """Enrolled learners whose mean run time of an exercise, in whole milliseconds, is `mean_ms`."""
+    """Counted learners whose mean run time of an exercise, in whole milliseconds, is `mean_ms`."""
 
     exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     mean_ms = models.PositiveIntegerField()
     learners = models.PositiveIntegerField(default=0)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["exercise", "mean_ms"], name="exercise_time_count_unique")]
-        indexes = [models.Index(fields=["course"], name="exercise_time_count_course")]
+        constraints = _scoped_unique(["exercise", "mean_ms"], "exercise_time_count")
+        indexes = [models.Index(fields=["course", "cohort"], name="exercise_time_count_scope")]
 
     def __str__(self):
         return f"exercise {self.exercise_id}: {self.learners} learners at {self.mean_ms} ms"
 
 
 class ExerciseErrorCount(models.Model):
-    """Enrolled learners' runs of an exercise that ended with one error type."""
+    """Counted learners' runs of an exercise that ended with one error type."""
 
     exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
     error_name = models.CharField(max_length=100)
     runs = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["exercise", "error_name"], name="exercise_error_count_unique"),
+            *_scoped_unique(["exercise", "error_name"], "exercise_error_count"),
             models.CheckConstraint(condition=~Q(error_name=""), name="exercise_error_count_named"),
         ]
-        indexes = [models.Index(fields=["course"], name="exercise_error_count_course")]
+        indexes = [models.Index(fields=["course", "cohort"], name="exercise_error_count_scope")]
 
     def __str__(self):
         return f"exercise {self.exercise_id}: {self.runs} x {self.error_name}"

@@ -2,7 +2,9 @@
 are sent inside the transaction that wrote the run's end or the answer, so a summary is never
 ahead of or behind what it counts, and shows on the dashboard as soon as the run or answer does."""
 
-from courses.models import Exercise
+from django.db.models import QuerySet
+
+from courses.models import CohortMembership, Course, Exercise
 from teaching.services import course_counts, rollups
 
 
@@ -64,12 +66,38 @@ def on_user_deleting(sender, *, instance, **kwargs):
     rollups.answer_day_summaries_remove_learner(user_id=instance.pk)
 
 
+# A learner's shares of the exercise counts follow their enrolment and cohort memberships (both
+# written as rows: Enrolment.objects, CohortMembership.objects, the admin's inlines).
+
+
 def on_enrolment_saved(sender, *, instance, created, raw=False, **kwargs):
-    """What a learner ran before enrolling counts in the course's figures once they enrol."""
     if created and not raw:
-        course_counts.course_counts_add_learner(user_id=instance.user_id, course_id=instance.course_id)
+        course_counts.course_counts_enrolled(user_id=instance.user_id, course_id=instance.course_id)
 
 
-def on_enrolment_deleting(sender, *, instance, **kwargs):
-    """Before the delete (and the learner's summaries, when the learner goes too) takes them."""
-    course_counts.course_counts_remove_learner(user_id=instance.user_id, course_id=instance.course_id)
+def _deleting(origin):
+    """The model whose delete() takes this row: itself, or one whose delete cascades to it."""
+    return origin.model if isinstance(origin, QuerySet) else type(origin)
+
+
+def on_enrolment_deleting(sender, *, instance, origin=None, **kwargs):
+    """Before the delete takes the enrolment (and the learner's summaries, when the learner goes
+    too): their shares leave the course and its cohorts. A deleted course takes its counts along."""
+    if _deleting(origin) is not Course:
+        course_counts.course_counts_unenrolling(user_id=instance.user_id, course_id=instance.course_id)
+
+
+def on_membership_saved(sender, *, instance, created, raw=False, **kwargs):
+    if created and not raw:
+        course_counts.course_counts_joined(
+            user_id=instance.user_id, course_id=instance.cohort.course_id, cohort_id=instance.cohort_id
+        )
+
+
+def on_membership_deleting(sender, *, instance, origin=None, **kwargs):
+    """Only a membership deleted for itself: a deleted cohort or course takes its counts along, and
+    a deleted learner's enrolment takes their shares from every cohort (on_enrolment_deleting)."""
+    if _deleting(origin) in (CohortMembership, type(None)):
+        course_counts.course_counts_leaving(
+            user_id=instance.user_id, course_id=instance.cohort.course_id, cohort_id=instance.cohort_id
+        )

@@ -315,12 +315,9 @@ ORDER BY run_figures.exercise_id, errors.place
 )
 
 
-def _whole_course(*, course: Course, filters: DashboardFilters) -> bool:
-    """Whether the filters count every enrolled learner's every run: no cohort, and a date range,
-    if any, from at most the course's first day of runs to at least today (a range that leaves
-    nothing out counts what no range counts)."""
-    if filters.cohort is not None:
-        return False
+def _whole_history(*, course: Course, filters: DashboardFilters) -> bool:
+    """Whether the filters' date range, if any, leaves out none of the course's runs: from at most
+    its first day of runs to at least today (such a range counts what no range counts)."""
     if filters.end is not None and filters.end < timezone.now().astimezone(dt.UTC).date():
         return False
     if filters.start is not None:
@@ -329,16 +326,18 @@ def _whole_course(*, course: Course, filters: DashboardFilters) -> bool:
     return True
 
 
-def _exercise_figures_from_counts(*, course: Course) -> dict[int, dict]:
-    """_exercise_figures for the whole course, summed by the writes (teaching.services.course_counts)."""
+def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> dict[int, dict]:
+    """_exercise_figures over every day, of the course's or one cohort's learners, summed by the
+    writes (teaching.services.course_counts)."""
+    scope = {"course": course, "cohort": cohort}
     sql, params = _with_tables(
         _EXERCISE_COUNTS_SQL,
-        run_figures=ExerciseCount.objects.filter(course=course).values(
+        run_figures=ExerciseCount.objects.filter(**scope).values(
             "exercise_id", "runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"
         ),
-        pass_counts=ExercisePassCount.objects.filter(course=course).values("exercise_id", "runs_to_pass", "learners"),
-        time_counts=ExerciseTimeCount.objects.filter(course=course).values("exercise_id", "mean_ms", "learners"),
-        error_counts=ExerciseErrorCount.objects.filter(course=course).values("exercise_id", "error_name", "runs"),
+        pass_counts=ExercisePassCount.objects.filter(**scope).values("exercise_id", "runs_to_pass", "learners"),
+        time_counts=ExerciseTimeCount.objects.filter(**scope).values("exercise_id", "mean_ms", "learners"),
+        error_counts=ExerciseErrorCount.objects.filter(**scope).values("exercise_id", "error_name", "runs"),
     )
     return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
 
@@ -356,10 +355,11 @@ def _figures_by_exercise(rows: list[dict]) -> dict[int, dict]:
 def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[ExerciseStats]:
     """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
     stops, the median runs to a pass, the median of the learners' mean run times, and the
-    commonest error types. Two queries (three with a date range). The whole course's figures are
-    read from its counts, anything narrower from the learners' summaries."""
-    if _whole_course(course=course, filters=filters):
-        figures = _exercise_figures_from_counts(course=course)
+    commonest error types. Two queries (three with a date range). With no date range (or one that
+    leaves nothing out) the figures are read from the course's or the cohort's counts, for a
+    narrower range from the learners' summaries."""
+    if _whole_history(course=course, filters=filters):
+        figures = _exercise_figures_from_counts(course=course, cohort=filters.cohort)
     else:
         figures = _exercise_figures(course=course, filters=filters)
     exercises = (

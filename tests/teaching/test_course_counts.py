@@ -9,28 +9,31 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from courses.models import Enrolment
+from courses.models import CohortMembership, Enrolment
 from runner.models import Run
 from runner.signals import run_finished
 from teaching.models import ExerciseCount, ExerciseErrorCount, ExercisePassCount, ExerciseTimeCount
 from teaching.selectors.course import _exercise_figures, _exercise_figures_from_counts, exercise_stats_list
 from teaching.selectors.filters import DashboardFilters
+from teaching.services.cohorts import cohort_member_add
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.course_data import course_data_generate
 from tests.teaching.conftest import _run
 
 COUNT_FIELDS = {
-    ExerciseCount: ("exercise_id", "runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"),
-    ExercisePassCount: ("exercise_id", "runs_to_pass", "learners"),
-    ExerciseTimeCount: ("exercise_id", "mean_ms", "learners"),
-    ExerciseErrorCount: ("exercise_id", "error_name", "runs"),
+    ExerciseCount: ("cohort_id", "exercise_id", "runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"),
+    ExercisePassCount: ("cohort_id", "exercise_id", "runs_to_pass", "learners"),
+    ExerciseTimeCount: ("cohort_id", "exercise_id", "mean_ms", "learners"),
+    ExerciseErrorCount: ("cohort_id", "exercise_id", "error_name", "runs"),
 }
 
 
 def _counts(course) -> dict:
     """The course's counts, rows that count nothing left out (a learner who left leaves zeros)."""
     return {
-        model: sorted(row for row in model.objects.filter(course=course).values_list(*fields) if any(row[-1:]))
+        model: sorted(
+            (row for row in model.objects.filter(course=course).values_list(*fields) if any(row[-1:])), key=str
+        )
         for model, fields in COUNT_FIELDS.items()
     }
 
@@ -68,7 +71,7 @@ def _finish(run: Run) -> None:
 
 def test_the_whole_course_figures_from_counts_are_the_learners_figures(hand_course):
     from_summaries = _exercise_figures(course=hand_course.course, filters=DashboardFilters())
-    assert _figures(_exercise_figures_from_counts(course=hand_course.course)) == _figures(from_summaries)
+    assert _figures(_exercise_figures_from_counts(course=hand_course.course, cohort=None)) == _figures(from_summaries)
     (e1, _) = exercise_stats_list(course=hand_course.course, filters=DashboardFilters())
     # By hand (conftest): ann, bob and cat ran e1; ann passed on run 2, bob on run 4; 9 runs.
     assert (e1.runs, e1.learners_ran, e1.learners_passed, e1.median_runs_to_pass) == (9, 3, 2, 3.0)
@@ -79,9 +82,12 @@ def test_the_whole_course_figures_from_counts_are_the_learners_figures(hand_cour
 @pytest.mark.django_db
 def test_counts_on_a_generated_course_are_the_learners_figures():
     made = course_data_generate(slug="counts", learners=60, chapters=3, runs=900, seed=5)
-    counted = _figures(_exercise_figures_from_counts(course=made.course))
-    assert counted
-    assert counted == _figures(_exercise_figures(course=made.course, filters=DashboardFilters()))
+    cohorts = list(made.course.cohorts.all())
+    assert len(cohorts) >= 2
+    for cohort in (None, *cohorts):
+        counted = _figures(_exercise_figures_from_counts(course=made.course, cohort=cohort))
+        assert counted
+        assert counted == _figures(_exercise_figures(course=made.course, filters=DashboardFilters(cohort=cohort)))
 
 
 def test_runs_told_as_they_finish_count_what_a_rebuild_counts(hand_course):
@@ -110,9 +116,9 @@ def test_a_learner_counts_from_enrolling_until_leaving(hand_course, make_user):
     assert _counts(course) == before  # not enrolled: not one of the course's learners yet
 
     enrolment = Enrolment.objects.create(user=eve, course=course)
-    runs = ExerciseCount.objects.get(exercise=e1)
+    runs = ExerciseCount.objects.get(exercise=e1, cohort=None)
     assert (runs.runs, runs.learners_ran, runs.learners_passed) == (11, 4, 3)
-    assert ExerciseTimeCount.objects.get(exercise=e1, mean_ms=1000).learners == 1
+    assert ExerciseTimeCount.objects.get(exercise=e1, cohort=None, mean_ms=1000).learners == 1
     assert _counts(course) == _rebuilt(course)
 
     enrolment.delete()
@@ -127,7 +133,9 @@ def test_a_deleted_learner_leaves_the_counts(hand_course):
     hand_course.bob.delete()
     counts = _counts(hand_course.course)
     assert counts == _rebuilt(hand_course.course)
-    assert counts[ExerciseCount][0][1:] == (5, 0, 1, 2, 1)  # ann and cat: 5 runs, cat's memory stop
+    e1 = ExerciseCount.objects.filter(exercise=hand_course.e1, cohort=None)
+    # ann and cat: 5 runs, cat's memory stop, ann's pass
+    assert e1.values_list(*COUNT_FIELDS[ExerciseCount][2:]).get() == (5, 0, 1, 2, 1)
 
 
 def test_a_range_that_leaves_nothing_out_reads_the_counts_and_a_narrower_one_does_not(hand_course):
@@ -136,14 +144,19 @@ def test_a_range_that_leaves_nothing_out_reads_the_counts_and_a_narrower_one_doe
     (whole, _) = exercise_stats_list(course=course, filters=DashboardFilters())
     (wide, _) = exercise_stats_list(course=course, filters=everything)
     assert wide == whole
+    (morning, _) = exercise_stats_list(course=course, filters=DashboardFilters(cohort=hand_course.morning))
+    assert morning.runs == 6  # ann's and bob's, from the cohort's counts
     # Counts that disagree with the summaries show which path a dashboard read.
     ExerciseCount.objects.filter(exercise=hand_course.e1).update(runs=1000)
     (wide, _) = exercise_stats_list(course=course, filters=everything)
     assert wide.runs == 1000
-    (recent, _) = exercise_stats_list(course=course, filters=DashboardFilters(start=today - dt.timedelta(days=1)))
+    yesterday = today - dt.timedelta(days=1)
+    (recent, _) = exercise_stats_list(course=course, filters=DashboardFilters(start=yesterday))
     assert recent.runs == 7  # bob's two runs ten days ago are out of the range
-    (morning, _) = exercise_stats_list(course=course, filters=DashboardFilters(cohort=hand_course.morning))
-    assert morning.runs == 6
+    (morning, _) = exercise_stats_list(
+        course=course, filters=DashboardFilters(cohort=hand_course.morning, start=yesterday)
+    )
+    assert morning.runs == 4
 
 
 def _rebuilt(course) -> dict:
@@ -157,3 +170,30 @@ def test_an_instructor_trying_an_exercise_is_not_counted(hand_course):
     assert teacher.role == User.Role.INSTRUCTOR
     _finish(_run(user=teacher, exercise=hand_course.e1, at=timezone.now(), passed=True))
     assert _counts(hand_course.course) == before
+
+
+def test_a_learner_counts_in_a_cohort_while_a_member(hand_course):
+    course, morning, cat = hand_course.course, hand_course.morning, hand_course.cat
+
+    def morning_runs():
+        return ExerciseCount.objects.get(exercise=hand_course.e1, cohort=morning).runs
+
+    assert morning_runs() == 6
+    cohort_member_add(cohort=morning, user=cat)
+    assert morning_runs() == 9
+    assert _counts(course) == _rebuilt(course)
+    CohortMembership.objects.get(cohort=morning, user=cat).delete()
+    assert morning_runs() == 6
+    assert _counts(course) == _rebuilt(course)
+
+
+def test_a_deleted_member_leaves_course_and_cohort_once(hand_course):
+    hand_course.ann.delete()  # her enrolment and her membership of Morning go together
+    assert ExerciseCount.objects.get(exercise=hand_course.e1, cohort=hand_course.morning).runs == 4
+    assert _counts(hand_course.course) == _rebuilt(hand_course.course)
+
+
+def test_a_deleted_cohort_takes_its_counts(hand_course):
+    hand_course.morning.delete()
+    assert not ExerciseCount.objects.exclude(cohort=None).exists()
+    assert _counts(hand_course.course) == _rebuilt(hand_course.course)
