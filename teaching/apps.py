@@ -12,13 +12,14 @@ class TeachingConfig(AppConfig):
         from django.db.models.signals import post_save, pre_delete
 
         from courses.models import CohortMembership, Enrolment
-        from courses.signals import quiz_answered
+        from courses.signals import learner_progressed, quiz_answered
         from runner.models import Run
         from runner.signals import run_finished
         from teaching import receivers
 
         run_finished.connect(receivers.on_run_finished, sender=Run, dispatch_uid="teaching.run_finished")
         quiz_answered.connect(receivers.on_quiz_answered, dispatch_uid="teaching.quiz_answered")
+        learner_progressed.connect(receivers.on_learner_progressed, dispatch_uid="teaching.learner_progressed")
         pre_delete.connect(receivers.on_user_deleting, sender=get_user_model(), dispatch_uid="teaching.user_deleting")
         post_save.connect(receivers.on_enrolment_saved, sender=Enrolment, dispatch_uid="teaching.enrolment_saved")
         pre_delete.connect(

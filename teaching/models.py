@@ -259,3 +259,25 @@ class ExerciseErrorCount(models.Model):
 
     def __str__(self):
         return f"exercise {self.exercise_id}: {self.runs} x {self.error_name}"
+
+
+class LearnerStanding(models.Model):
+    """Where one learner stands in a course, for the dashboard's stuck learners with no date range:
+    their latest progress (a first pass, a right answer, a completed chapter), the chapters they
+    completed, and the exercise they failed most often without ever passing it. Kept as runs
+    finish, answers are saved and progress is made (teaching.services.standings)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    last_progress_at = models.DateTimeField(null=True, blank=True)
+    completed_chapters = models.PositiveIntegerField(default=0)
+    failing_exercise = models.ForeignKey(Exercise, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    failing_runs = models.PositiveIntegerField(default=0, help_text="Its runs, none of which passed.")
+
+    class Meta:
+        # No check ties failing_runs to an exercise: a deleted exercise leaves its count behind
+        # until the learner's next run (the dashboard reads a failing exercise only with its name).
+        constraints = [models.UniqueConstraint(fields=["course", "user"], name="learner_standing_unique")]
+
+    def __str__(self):
+        return f"{self.user_id} in course {self.course_id}"

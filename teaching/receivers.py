@@ -5,7 +5,7 @@ ahead of or behind what it counts, and shows on the dashboard as soon as the run
 from django.db.models import QuerySet
 
 from courses.models import CohortMembership, Course, Exercise
-from teaching.services import course_counts, rollups
+from teaching.services import course_counts, rollups, standings
 
 
 def on_run_finished(
@@ -36,6 +36,7 @@ def on_run_finished(
     )
     with course_counts.RunCounting(course_id=course_id, user_id=user_id, exercise_id=exercise_id):
         rollups.exercise_summary_add_run(course_id=course_id, run=facts)
+    standings.standing_run_finished(user_id=user_id, course_id=course_id)
 
 
 def on_quiz_answered(
@@ -59,6 +60,12 @@ def on_quiz_answered(
     rollups.answer_day_summary_add_answer(
         course_id=course_id, question_id=question_id, choice_id=choice_id, answer_id=answer_id, answer=answer
     )
+    if is_correct:
+        standings.standing_progressed(user_id=user_id, course_id=course_id, at=answered_at)
+
+
+def on_learner_progressed(sender, *, user_id, course_id, at, chapter_completed, **kwargs):
+    standings.standing_progressed(user_id=user_id, course_id=course_id, at=at, chapter_completed=chapter_completed)
 
 
 def on_user_deleting(sender, *, instance, **kwargs):

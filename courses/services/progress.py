@@ -8,6 +8,7 @@ from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
 from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState, QuizAnswer
+from courses.signals import learner_progressed
 
 
 def enrolment_touch(*, user, course: Course, chapter: Chapter | None = None, place: str = "") -> Enrolment:
@@ -38,6 +39,13 @@ def exercise_record_pass(*, user, exercise: Exercise) -> None:
         if state.passed_at is None:
             state.passed_at = timezone.now()
             state.save(update_fields=["passed_at"])
+            learner_progressed.send(
+                sender=ExerciseState,
+                user_id=user.pk,
+                course_id=exercise.chapter.course_id,
+                at=state.passed_at,
+                chapter_completed=False,
+            )
         chapter_progress_refresh(user=user, chapter=exercise.chapter)
 
 
@@ -68,7 +76,12 @@ def chapter_progress_refresh(*, user, chapter: Chapter) -> ChapterProgress:
         progress.completed_at = now
         changed.append("completed_at")
     if changed:
-        progress.save(update_fields=changed)
+        with transaction.atomic():  # the completion and what others keep of it, together
+            progress.save(update_fields=changed)
+            if "completed_at" in changed:
+                learner_progressed.send(
+                    sender=ChapterProgress, user_id=user.pk, course_id=chapter.course_id, at=now, chapter_completed=True
+                )
     return progress
 
 

@@ -1,15 +1,13 @@
 """Reads for the instructor dashboards, one module per part: access and filters, the course
-dashboard, one learner, the CSV exports. Callers import the names from here."""
+dashboard, its stuck learners, one learner, the CSV exports. Callers import the names from here."""
 
 from teaching.selectors.course import (
     ChapterFunnelRow,
     CourseDashboard,
     ExerciseStats,
-    StuckLearner,
     chapter_funnel,
     course_dashboard,
     exercise_stats_list,
-    stuck_learner_list,
 )
 from teaching.selectors.exports import (
     LEARNER_CSV_HEADER,
@@ -39,6 +37,7 @@ from teaching.selectors.learners import (
     learner_run_list,
 )
 from teaching.selectors.questions import QuestionStats, question_stats_list
+from teaching.selectors.stuck import StuckLearner, stuck_learner_list
 
 __all__ = [
     "LEARNER_CSV_HEADER",

@@ -5,9 +5,12 @@ Every figure is computed by the database (aggregates, annotations, window functi
 per block of the page, so a dashboard costs the same number of queries for ten learners or ten
 thousand. Python only loops over a course's chapters, questions and exercises, never its learners.
 
-Runs are read from their per-learner, per-day summaries (teaching.models), never the run table;
-chapter progress and exercise passes from their own per-learner rows. Quiz questions' figures
-are in teaching.selectors.questions.
+Runs are never read from the run table. With no date range (or one that leaves nothing out) the
+exercise figures are the course's or the cohort's counts (ExerciseCount and its siblings, a few
+rows per exercise), and the stuck learners each learner's standing; with a narrower range both are
+grouped from the per-learner, per-day summaries (teaching.models). Chapter progress and exercise
+passes come from their own per-learner rows. Quiz questions' figures are in
+teaching.selectors.questions, stuck learners in teaching.selectors.stuck.
 """
 
 from __future__ import annotations
@@ -16,19 +19,15 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import Count, F, Max, Q, QuerySet, Sum
-from django.utils import timezone
+from django.db.models import Count, Q
 
 from courses.models import (
     Chapter,
-    ChapterProgress,
     Cohort,
     Course,
     Exercise,
-    ExerciseState,
 )
 from teaching.models import (
-    ChapterSummary,
     ExerciseCount,
     ExerciseErrorCount,
     ExerciseErrorSummary,
@@ -40,14 +39,13 @@ from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
     TOP_ERRORS,
     DashboardFilters,
-    _datetime,
     _enrolments,
-    _exercise_ids,
     _fetch_dicts,
     _learner_ids,
     _number,
     _rate,
     _summaries,
+    _whole_history,
     _with_tables,
     active_days,
     cohort_list_for_course,
@@ -56,6 +54,7 @@ from teaching.selectors.filters import (
     stuck_shown,
 )
 from teaching.selectors.questions import QuestionStats, question_stats_list
+from teaching.selectors.stuck import StuckLearner, stuck_learner_list
 
 
 @dataclass(frozen=True)
@@ -79,16 +78,6 @@ class ExerciseStats:
     median_runs_to_pass: float | None
     median_duration_ms: float | None
     error_types: list[tuple[str, int]] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class StuckLearner:
-    user_id: int
-    username: str
-    last_progress_at: dt.datetime | None
-    failed_runs: int
-    failed_exercise: str
-    reasons: list[str]
 
 
 @dataclass(frozen=True)
@@ -130,14 +119,17 @@ class CourseDashboard:
 
 
 def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDashboard:
-    """Everything the course dashboard shows, in a fixed number of queries (eight)."""
+    """Everything the course dashboard shows, in a fixed number of queries (eight, nine with a start date)."""
     reference = filters.reference_time()
     days = active_days()
     counts = _enrolments(course=course, filters=filters).aggregate(
         enrolled=Count("id"),
         active=Count("id", filter=Q(last_seen_at__gt=reference - dt.timedelta(days=days), last_seen_at__lte=reference)),
     )
-    stuck, stuck_total = stuck_learner_list(course=course, filters=filters, limit=stuck_shown())
+    whole_history = _whole_history(course=course, filters=filters)
+    stuck, stuck_total = stuck_learner_list(
+        course=course, filters=filters, limit=stuck_shown(), whole_history=whole_history
+    )
     return CourseDashboard(
         course=course,
         filters=filters,
@@ -147,7 +139,7 @@ def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDash
         active_days=days,
         funnel=chapter_funnel(course=course, filters=filters, enrolled=counts["enrolled"]),
         questions=question_stats_list(course=course, filters=filters),
-        exercises=exercise_stats_list(course=course, filters=filters),
+        exercises=exercise_stats_list(course=course, filters=filters, whole_history=whole_history),
         stuck=stuck,
         stuck_total=stuck_total,
         stuck_failed_runs=stuck_failed_runs(),
@@ -315,17 +307,6 @@ ORDER BY run_figures.exercise_id, errors.place
 )
 
 
-def _whole_history(*, course: Course, filters: DashboardFilters) -> bool:
-    """Whether the filters' date range, if any, leaves out none of the course's runs: from at most
-    its first day of runs to at least today (such a range counts what no range counts)."""
-    if filters.end is not None and filters.end < timezone.now().astimezone(dt.UTC).date():
-        return False
-    if filters.start is not None:
-        first = ExerciseSummary.objects.filter(course=course).order_by("day").values_list("day", flat=True).first()
-        return first is None or filters.start <= first
-    return True
-
-
 def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> dict[int, dict]:
     """_exercise_figures over every day, of the course's or one cohort's learners, summed by the
     writes (teaching.services.course_counts)."""
@@ -352,13 +333,17 @@ def _figures_by_exercise(rows: list[dict]) -> dict[int, dict]:
     return figures
 
 
-def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[ExerciseStats]:
+def exercise_stats_list(
+    *, course: Course, filters: DashboardFilters, whole_history: bool | None = None
+) -> list[ExerciseStats]:
     """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
     stops, the median runs to a pass, the median of the learners' mean run times, and the
     commonest error types. Two queries (three with a date range). With no date range (or one that
     leaves nothing out) the figures are read from the course's or the cohort's counts, for a
-    narrower range from the learners' summaries."""
-    if _whole_history(course=course, filters=filters):
+    narrower range from the learners' summaries (`whole_history`: as for stuck_learner_list)."""
+    if whole_history is None:
+        whole_history = _whole_history(course=course, filters=filters)
+    if whole_history:
         figures = _exercise_figures_from_counts(course=course, cohort=filters.cohort)
     else:
         figures = _exercise_figures(course=course, filters=filters)
@@ -387,110 +372,3 @@ def exercise_stats_list(*, course: Course, filters: DashboardFilters) -> list[Ex
             )
         )
     return rows
-
-
-def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> QuerySet:
-    """(user, exercise, failed): at least stuck_failed_runs() runs of the exercise in the range
-    whose check did not pass, for anyone (the caller leaves out exercises the learner passed,
-    once per row here, and joins the rows to the counted learners)."""
-    return (
-        _summaries(ExerciseSummary, course=course, filters=filters)
-        .values("user_id", "exercise_id")
-        .annotate(failed=Sum(F("runs") - F("passes")))
-        .filter(failed__gte=stuck_failed_runs())
-    )
-
-
-def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[str, QuerySet]:
-    """Per learner, one grouped query each: the latest pass, right answer and completed chapter
-    in the course up to the end of the range (`at`), and the chapters completed in all (`n`)."""
-
-    def until_end(when: str) -> Q:
-        return Q(**{f"{when}__lt": filters.end_before}) if filters.end_before else Q()
-
-    def latest(queryset: QuerySet, when: str) -> QuerySet:
-        return queryset.filter(until_end(when)).exclude(**{when: None}).values("user_id").annotate(at=Max(when))
-
-    return {
-        "last_passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
-        "rights": latest(ChapterSummary.objects.filter(course=course), "last_right_at"),
-        "completions": ChapterProgress.objects.filter(chapter__course=course)
-        .exclude(completed_at=None)
-        .values("user_id")
-        .annotate(at=Max("completed_at", filter=until_end("completed_at")), n=Count("id")),
-    }
-
-
-_STUCK_SQL = """,
-progress AS (
-    SELECT learners.user_id, learners.user__username AS username,
-           {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
-                      COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
-               AS last_progress_at,
-           COALESCE(completions.n, 0) AS completed
-    FROM learners
-    LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
-    LEFT JOIN rights ON rights.user_id = learners.user_id
-    LEFT JOIN completions ON completions.user_id = learners.user_id
-),
-worst AS (
-    SELECT failing.user_id, failing.failed, exercises.title,
-           ROW_NUMBER() OVER (
-               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
-           ) AS n
-    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
-    WHERE NOT EXISTS (
-        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
-    )
-),
-stuck AS (
-    SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
-           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
-    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
-)
-SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
-FROM stuck
-WHERE idle OR failed IS NOT NULL
-ORDER BY failed IS NULL, last_progress_at, user_id
-LIMIT %s
-"""
-
-
-def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int) -> tuple[list[StuckLearner], int]:
-    """Learners who look stuck, those with failing runs first, then longest without progress, and
-    how many there are in all. One query: each per-learner figure is grouped once and joined to
-    the learners (a correlated subquery per learner cost seconds on a large course)."""
-    idle_since = filters.reference_time() - dt.timedelta(days=stuck_idle_days())
-    sql, params = _with_tables(
-        _STUCK_SQL.format(greatest="GREATEST" if connection.vendor == "postgresql" else "MAX"),
-        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
-        failing=_failing_runs_by_exercise(course=course, filters=filters),
-        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
-        .exclude(passed_at=None)
-        .values("user_id", "exercise_id"),
-        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
-        chapters=Chapter.objects.filter(course=course).values("id"),
-        **_per_learner_progress(course=course, filters=filters),
-    )
-    params += [connection.ops.adapt_datetimefield_value(idle_since), limit]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    stuck = []
-    for user_id, username, last_progress_at, idle, failed_runs, failed_exercise, _ in rows:
-        reasons = []
-        if failed_runs:
-            reasons.append(f"{failed_runs} runs of “{failed_exercise}” without a pass")
-        if idle:
-            reasons.append(f"no progress for {stuck_idle_days()}+ days")
-        stuck.append(
-            StuckLearner(
-                user_id=user_id,
-                username=username,
-                last_progress_at=_datetime(last_progress_at),
-                failed_runs=failed_runs,
-                failed_exercise=failed_exercise,
-                reasons=reasons,
-            )
-        )
-    return stuck, rows[0][-1] if rows else 0

@@ -27,6 +27,7 @@ from django.utils.dateparse import parse_datetime
 
 from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question, QuizAnswer
 from courses.selectors import _is_staff, course_taught_by
+from teaching.models import ExerciseSummary
 
 
 def _setting(name: str, default: int) -> int:
@@ -168,6 +169,17 @@ def dashboard_filters_from_params(*, course: Course, params) -> DashboardFilters
     if errors:
         raise ValidationError(errors)
     return DashboardFilters(cohort=cohort, start=dates["start"], end=dates["end"])
+
+
+def _whole_history(*, course: Course, filters: DashboardFilters) -> bool:
+    """Whether the filters' date range, if any, leaves out none of the course's runs: from at most
+    its first day of runs to at least today (such a range counts what no range counts)."""
+    if filters.end is not None and filters.end < timezone.now().astimezone(dt.UTC).date():
+        return False
+    if filters.start is not None:
+        first = ExerciseSummary.objects.filter(course=course).order_by("day").values_list("day", flat=True).first()
+        return first is None or filters.start <= first
+    return True
 
 
 def _enrolments(*, course: Course, filters: DashboardFilters) -> QuerySet[Enrolment]:

@@ -37,7 +37,7 @@ from courses.models import (
 )
 from courses.services.content_io import CourseSpec
 from runner.models import Run
-from teaching.services import course_counts, rollups
+from teaching.services import course_counts, rollups, standings
 from teaching.services.bulk import BATCH, RowWriter
 
 User = get_user_model()
@@ -152,6 +152,7 @@ def course_data_generate(
         # Counted over every learner, so from the stored answers once they are all written.
         rollups.answer_day_summaries_write(course_id=course.pk, writer=writer)
     course_counts.course_counts_rebuild(course=course)
+    standings.standings_rebuild(course=course)
     return GeneratedCourse(
         course=course,
         instructor=instructor,

@@ -22,6 +22,7 @@ from runner.models import Run
 from teaching.models import AnswerDaySummary, ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.services.bulk import RowWriter
 from teaching.services.course_counts import course_counts_rebuild
+from teaching.services.standings import standings_rebuild
 
 
 def _day(at: dt.datetime) -> dt.date:
@@ -362,6 +363,7 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         answer_day_summaries_write(course_id=course.pk, writer=writer)
         say(f"{writer.written.get(AnswerDaySummary, 0)} answer counts")
         say(f"{course_counts_rebuild(course=course)} exercise counts")
+        say(f"{standings_rebuild(course=course)} learner standings")
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             tables = (

@@ -1,0 +1,208 @@
+"""The course dashboard's learners who look stuck: many runs of one exercise without a pass, or no
+progress (a first pass, a right answer, a completed chapter) for days.
+
+With no date range (or one that leaves nothing out) the list is read from each learner's standing
+(teaching.models.LearnerStanding), one row per learner; otherwise every per-learner figure is
+grouped from the summaries, passes and completions once and joined to the learners.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.db import connection
+from django.db.models import Count, F, Max, Q, QuerySet, Sum
+
+from courses.models import Chapter, ChapterProgress, Course, Exercise, ExerciseState
+from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
+from teaching.selectors.filters import (
+    DashboardFilters,
+    _datetime,
+    _enrolments,
+    _exercise_ids,
+    _summaries,
+    _whole_history,
+    _with_tables,
+    stuck_failed_runs,
+    stuck_idle_days,
+)
+
+
+@dataclass(frozen=True)
+class StuckLearner:
+    user_id: int
+    username: str
+    last_progress_at: dt.datetime | None
+    failed_runs: int
+    failed_exercise: str
+    reasons: list[str]
+
+
+def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> QuerySet:
+    """(user, exercise, failed): at least stuck_failed_runs() runs of the exercise in the range
+    whose check did not pass, for anyone (the caller leaves out exercises the learner passed,
+    once per row here, and joins the rows to the counted learners)."""
+    return (
+        _summaries(ExerciseSummary, course=course, filters=filters)
+        .values("user_id", "exercise_id")
+        .annotate(failed=Sum(F("runs") - F("passes")))
+        .filter(failed__gte=stuck_failed_runs())
+    )
+
+
+def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[str, QuerySet]:
+    """Per learner, one grouped query each: the latest pass, right answer and completed chapter
+    in the course up to the end of the range (`at`), and the chapters completed in all (`n`)."""
+
+    def until_end(when: str) -> Q:
+        return Q(**{f"{when}__lt": filters.end_before}) if filters.end_before else Q()
+
+    def latest(queryset: QuerySet, when: str) -> QuerySet:
+        return queryset.filter(until_end(when)).exclude(**{when: None}).values("user_id").annotate(at=Max(when))
+
+    return {
+        "last_passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
+        "rights": latest(ChapterSummary.objects.filter(course=course), "last_right_at"),
+        "completions": ChapterProgress.objects.filter(chapter__course=course)
+        .exclude(completed_at=None)
+        .values("user_id")
+        .annotate(at=Max("completed_at", filter=until_end("completed_at")), n=Count("id")),
+    }
+
+
+_STUCK_SQL = """,
+progress AS (
+    SELECT learners.user_id, learners.user__username AS username,
+           {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
+                      COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
+               AS last_progress_at,
+           COALESCE(completions.n, 0) AS completed
+    FROM learners
+    LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
+    LEFT JOIN rights ON rights.user_id = learners.user_id
+    LEFT JOIN completions ON completions.user_id = learners.user_id
+),
+worst AS (
+    SELECT failing.user_id, failing.failed, exercises.title,
+           ROW_NUMBER() OVER (
+               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
+           ) AS n
+    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
+    )
+),
+stuck AS (
+    SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
+           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
+)
+SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
+FROM stuck
+WHERE idle OR failed IS NOT NULL
+ORDER BY failed IS NULL, last_progress_at, user_id
+LIMIT %s
+"""
+
+
+# The same list from each learner's standing (teaching.models.LearnerStanding), with no date range.
+_STUCK_FROM_STANDINGS_SQL = """,
+progress AS (
+    SELECT learners.user_id, learners.user__username AS username,
+           {greatest}(learners.enrolled_at, COALESCE(standings.last_progress_at, learners.enrolled_at))
+               AS last_progress_at,
+           COALESCE(standings.completed_chapters, 0) AS completed,
+           CASE WHEN standings.failing_runs >= %s THEN standings.failing_runs END AS failed,
+           standings.failing_exercise_id
+    FROM learners LEFT JOIN standings ON standings.user_id = learners.user_id
+),
+stuck AS (
+    SELECT progress.user_id, username, last_progress_at,
+           CASE WHEN failed IS NOT NULL THEN exercises.title END AS title,
+           CASE WHEN exercises.title IS NOT NULL THEN failed END AS failed,
+           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM progress LEFT JOIN exercises ON exercises.id = progress.failing_exercise_id
+)
+SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
+FROM stuck
+WHERE idle OR failed IS NOT NULL
+ORDER BY failed IS NULL, last_progress_at, user_id
+LIMIT %s
+"""
+
+
+def stuck_learner_list(
+    *, course: Course, filters: DashboardFilters, limit: int, whole_history: bool | None = None
+) -> tuple[list[StuckLearner], int]:
+    """Learners who look stuck, those with failing runs first, then longest without progress, and
+    how many there are in all. One query: with no date range (or one that leaves nothing out),
+    from each learner's standing; otherwise each per-learner figure is grouped once and joined to
+    the learners (a correlated subquery per learner cost seconds on a large course). A caller that
+    knows whether the range leaves nothing out (`_whole_history`) says so in `whole_history`."""
+    if whole_history is None:
+        whole_history = _whole_history(course=course, filters=filters)
+    if whole_history:
+        return _stuck_from_standings(course=course, filters=filters, limit=limit)
+    return _stuck_from_summaries(course=course, filters=filters, limit=limit)
+
+
+def _greatest() -> str:
+    return "GREATEST" if connection.vendor == "postgresql" else "MAX"
+
+
+def _idle_since(filters: DashboardFilters):
+    idle_since = filters.reference_time() - dt.timedelta(days=stuck_idle_days())
+    return connection.ops.adapt_datetimefield_value(idle_since)
+
+
+def _stuck_from_standings(*, course: Course, filters: DashboardFilters, limit: int):
+    sql, params = _with_tables(
+        _STUCK_FROM_STANDINGS_SQL.format(greatest=_greatest()),
+        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
+        standings=LearnerStanding.objects.filter(course=course).values(
+            "user_id", "last_progress_at", "completed_chapters", "failing_runs", "failing_exercise_id"
+        ),
+        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title"),
+        chapters=Chapter.objects.filter(course=course).values("id"),
+    )
+    return _stuck_rows(sql, [*params, stuck_failed_runs(), _idle_since(filters), limit])
+
+
+def _stuck_from_summaries(*, course: Course, filters: DashboardFilters, limit: int):
+    sql, params = _with_tables(
+        _STUCK_SQL.format(greatest=_greatest()),
+        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
+        failing=_failing_runs_by_exercise(course=course, filters=filters),
+        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
+        .exclude(passed_at=None)
+        .values("user_id", "exercise_id"),
+        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
+        chapters=Chapter.objects.filter(course=course).values("id"),
+        **_per_learner_progress(course=course, filters=filters),
+    )
+    return _stuck_rows(sql, [*params, _idle_since(filters), limit])
+
+
+def _stuck_rows(sql: str, params: list) -> tuple[list[StuckLearner], int]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    stuck = []
+    for user_id, username, last_progress_at, idle, failed_runs, failed_exercise, _ in rows:
+        reasons = []
+        if failed_runs:
+            reasons.append(f"{failed_runs} runs of “{failed_exercise}” without a pass")
+        if idle:
+            reasons.append(f"no progress for {stuck_idle_days()}+ days")
+        stuck.append(
+            StuckLearner(
+                user_id=user_id,
+                username=username,
+                last_progress_at=_datetime(last_progress_at),
+                failed_runs=failed_runs,
+                failed_exercise=failed_exercise,
+                reasons=reasons,
+            )
+        )
+    return stuck, rows[0][-1] if rows else 0
