@@ -9,9 +9,9 @@ class TeachingConfig(AppConfig):
 
     def ready(self):
         from django.contrib.auth import get_user_model
-        from django.db.models.signals import post_save, pre_delete
+        from django.db.models.signals import post_save, pre_delete, pre_save
 
-        from courses.models import CohortMembership, Enrolment
+        from courses.models import ChapterProgress, CohortMembership, Enrolment
         from courses.signals import learner_progressed, quiz_answered
         from runner.models import Run
         from runner.signals import run_finished
@@ -30,4 +30,9 @@ class TeachingConfig(AppConfig):
         )
         pre_delete.connect(
             receivers.on_membership_deleting, sender=CohortMembership, dispatch_uid="teaching.membership_deleting"
+        )
+        pre_save.connect(receivers.on_progress_saving, sender=ChapterProgress, dispatch_uid="teaching.progress_saving")
+        post_save.connect(receivers.on_progress_saved, sender=ChapterProgress, dispatch_uid="teaching.progress_saved")
+        pre_delete.connect(
+            receivers.on_progress_deleting, sender=ChapterProgress, dispatch_uid="teaching.progress_deleting"
         )

@@ -281,3 +281,67 @@ class LearnerStanding(models.Model):
 
     def __str__(self):
         return f"{self.user_id} in course {self.course_id}"
+
+
+class ChapterCount(models.Model):
+    """The counted learners who started a chapter (have progress in it), finished its quiz and
+    completed it: the funnel with no date range."""
+
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    started = models.PositiveIntegerField(default=0)
+    quiz_finished = models.PositiveIntegerField(default=0)
+    completed = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            *_scoped_unique(["chapter"], "chapter_count"),
+            models.CheckConstraint(
+                condition=Q(quiz_finished__lte=F("started"), completed__lte=F("started")), name="chapter_count_started"
+            ),
+        ]
+        indexes = [models.Index(fields=["course", "cohort"], name="chapter_count_scope")]
+
+    def __str__(self):
+        return f"chapter {self.chapter_id}: {self.started} started, {self.completed} completed"
+
+
+class QuestionCount(models.Model):
+    """The counted learners who answered a question at least once."""
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    learners = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = _scoped_unique(["question"], "question_count")
+        indexes = [models.Index(fields=["course", "cohort"], name="question_count_scope")]
+
+    def __str__(self):
+        return f"question {self.question_id}: {self.learners} learners"
+
+
+class ChoiceCount(models.Model):
+    """The counted learners' answers picking one choice: the quiz figures with no date range."""
+
+    choice = models.ForeignKey(Choice, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    # As the answers were marked when given (a choice's mark may change later).
+    is_correct = models.BooleanField()
+    answers = models.PositiveIntegerField(default=0)
+    first_tries = models.PositiveIntegerField(default=0, help_text="Answers that were attempt 1.")
+    attempt_total = models.PositiveBigIntegerField(default=0, help_text="The answers' attempt numbers, summed.")
+
+    class Meta:
+        constraints = [
+            *_scoped_unique(["choice", "is_correct"], "choice_count"),
+            models.CheckConstraint(condition=Q(first_tries__lte=F("answers")), name="choice_count_first_tries"),
+        ]
+        indexes = [models.Index(fields=["course", "cohort"], name="choice_count_scope")]
+
+    def __str__(self):
+        return f"choice {self.choice_id}: {self.answers} answers"

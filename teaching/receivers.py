@@ -4,7 +4,7 @@ ahead of or behind what it counts, and shows on the dashboard as soon as the run
 
 from django.db.models import QuerySet
 
-from courses.models import CohortMembership, Course, Exercise
+from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Exercise
 from teaching.services import course_counts, rollups, standings
 
 
@@ -34,7 +34,8 @@ def on_run_finished(
         duration_ms=duration_ms,
         error_name=error_name,
     )
-    with course_counts.RunCounting(course_id=course_id, user_id=user_id, exercise_id=exercise_id):
+    share = course_counts.exercise_part(user_id=user_id, exercise_id=exercise_id)
+    with course_counts.Counting(course_id=course_id, user_id=user_id, part=share):
         rollups.exercise_summary_add_run(course_id=course_id, run=facts)
     standings.standing_run_finished(user_id=user_id, course_id=course_id)
 
@@ -59,6 +60,9 @@ def on_quiz_answered(
     rollups.chapter_summary_add_answer(course_id=course_id, answer=answer)
     rollups.answer_day_summary_add_answer(
         course_id=course_id, question_id=question_id, choice_id=choice_id, answer_id=answer_id, answer=answer
+    )
+    course_counts.course_counts_answered(
+        user_id=user_id, course_id=course_id, question_id=question_id, answer_id=answer_id
     )
     if is_correct:
         standings.standing_progressed(user_id=user_id, course_id=course_id, at=answered_at)
@@ -107,4 +111,33 @@ def on_membership_deleting(sender, *, instance, origin=None, **kwargs):
     if _deleting(origin) in (CohortMembership, type(None)):
         course_counts.course_counts_leaving(
             user_id=instance.user_id, course_id=instance.cohort.course_id, cohort_id=instance.cohort_id
+        )
+
+
+def _chapter_course_id(progress) -> int:
+    return Chapter.objects.values_list("course_id", flat=True).get(pk=progress.chapter_id)
+
+
+def on_progress_saving(sender, *, instance, raw=False, **kwargs):
+    """A learner's chapter progress is about to change: read their share of the chapter's counts
+    (on_progress_saved adds what the save changes in it)."""
+    if not raw:
+        share = course_counts.chapter_part(user_id=instance.user_id, chapter_id=instance.chapter_id)
+        instance._counting = course_counts.Counting(
+            course_id=_chapter_course_id(instance), user_id=instance.user_id, part=share
+        ).__enter__()
+
+
+def on_progress_saved(sender, *, instance, raw=False, **kwargs):
+    counting = instance.__dict__.pop("_counting", None)
+    if counting is not None:
+        counting.__exit__(None, None, None)
+
+
+def on_progress_deleting(sender, *, instance, origin=None, **kwargs):
+    """Only a progress row deleted for itself: a learner's, chapter's or course's delete takes the
+    share along (their enrolment's receiver, or the counts' own cascade)."""
+    if _deleting(origin) in (ChapterProgress, type(None)):
+        course_counts.course_counts_progress_deleting(
+            user_id=instance.user_id, course_id=_chapter_course_id(instance), chapter_id=instance.chapter_id
         )

@@ -19,7 +19,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 
 from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
 from courses.models import (
     Chapter,
@@ -28,6 +29,7 @@ from courses.models import (
     Exercise,
 )
 from teaching.models import (
+    ChapterCount,
     ExerciseCount,
     ExerciseErrorCount,
     ExerciseErrorSummary,
@@ -137,8 +139,8 @@ def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDash
         enrolled=counts["enrolled"],
         active=counts["active"],
         active_days=days,
-        funnel=chapter_funnel(course=course, filters=filters, enrolled=counts["enrolled"]),
-        questions=question_stats_list(course=course, filters=filters),
+        funnel=chapter_funnel(course=course, filters=filters, enrolled=counts["enrolled"], whole_history=whole_history),
+        questions=question_stats_list(course=course, filters=filters, whole_history=whole_history),
         exercises=exercise_stats_list(course=course, filters=filters, whole_history=whole_history),
         stuck=stuck,
         stuck_total=stuck_total,
@@ -147,10 +149,42 @@ def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDash
     )
 
 
-def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) -> list[ChapterFunnelRow]:
-    """Per chapter, in order: learners who started it (a progress row), finished its quiz, completed it."""
+def chapter_funnel(
+    *, course: Course, filters: DashboardFilters, enrolled: int, whole_history: bool | None = None
+) -> list[ChapterFunnelRow]:
+    """Per chapter, in order: learners who started it (a progress row), finished its quiz, completed
+    it. With no date range (or one that leaves nothing out), from the course's or cohort's counts
+    (`whole_history`: as for stuck_learner_list)."""
+    if whole_history is None:
+        whole_history = _whole_history(course=course, filters=filters)
+    if whole_history:
+        counts = ChapterCount.objects.filter(course=course, cohort=filters.cohort, chapter_id=OuterRef("pk"))
+        chapters = (
+            Chapter.objects.filter(course=course)
+            .only("id", "number", "slug", "title", "published", "course_id")
+            .annotate(**{name: Coalesce(Subquery(counts.values(name)[:1]), 0) for name in _FUNNEL})
+            .order_by("number")
+        )
+    else:
+        chapters = _funnel_from_progress(course=course, filters=filters)
+    return [
+        ChapterFunnelRow(
+            chapter=chapter,
+            started=chapter.started,
+            quiz_finished=chapter.quiz_finished,
+            completed=chapter.completed,
+            completed_rate=_rate(chapter.completed, enrolled),
+        )
+        for chapter in chapters
+    ]
+
+
+_FUNNEL = ("started", "quiz_finished", "completed")
+
+
+def _funnel_from_progress(*, course: Course, filters: DashboardFilters) -> QuerySet[Chapter]:
     learners = Q(progress__user_id__in=_learner_ids(course=course, filters=filters))
-    chapters = (
+    return (
         Chapter.objects.filter(course=course)
         .only("id", "number", "slug", "title", "published", "course_id")
         .annotate(
@@ -168,16 +202,6 @@ def chapter_funnel(*, course: Course, filters: DashboardFilters, enrolled: int) 
         )
         .order_by("number")
     )
-    return [
-        ChapterFunnelRow(
-            chapter=chapter,
-            started=chapter.started,
-            quiz_finished=chapter.quiz_finished,
-            completed=chapter.completed,
-            completed_rate=_rate(chapter.completed, enrolled),
-        )
-        for chapter in chapters
-    ]
 
 
 # The medians of the learners' runs to a pass and mean run times, per exercise: the middle value,

@@ -20,14 +20,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Q, QuerySet, Subquery
 from django.http import Http404
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question, QuizAnswer
 from courses.selectors import _is_staff, course_taught_by
-from teaching.models import ExerciseSummary
+from teaching.models import ChapterSummary, ExerciseSummary
 
 
 def _setting(name: str, default: int) -> int:
@@ -172,13 +172,18 @@ def dashboard_filters_from_params(*, course: Course, params) -> DashboardFilters
 
 
 def _whole_history(*, course: Course, filters: DashboardFilters) -> bool:
-    """Whether the filters' date range, if any, leaves out none of the course's runs: from at most
-    its first day of runs to at least today (such a range counts what no range counts)."""
+    """Whether the filters' date range, if any, leaves out nothing the course's learners did: from
+    at most the first day of a run or an answer (every pass and completion follows one) to at least
+    today. Such a range counts what no range counts, and the dashboard reads its counts."""
     if filters.end is not None and filters.end < timezone.now().astimezone(dt.UTC).date():
         return False
     if filters.start is not None:
-        first = ExerciseSummary.objects.filter(course=course).order_by("day").values_list("day", flat=True).first()
-        return first is None or filters.start <= first
+
+        def first(model) -> Subquery:
+            return Subquery(model.objects.filter(course=course).order_by("day").values("day")[:1])
+
+        days = Course.objects.filter(pk=course.pk).values_list(first(ExerciseSummary), first(ChapterSummary)).get()
+        return all(day is None or filters.start <= day for day in days)
     return True
 
 

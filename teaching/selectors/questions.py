@@ -1,11 +1,12 @@
 """The course dashboard's quiz questions: per question, the first-try right rate, the average try
 at which learners got it right, how many learners answered, and the wrong choice picked most.
 
-For all the course's learners (with or without a date range) the figures are sums over the
-course's answer counts per choice and day (teaching.models.AnswerDaySummary), a few rows per
-question and day whatever the number of learners. A cohort's figures, or a course where someone
-not counted (an instructor trying the quiz) answered in the range, are read from the counted
-learners' answers one by one.
+With no date range (or one that leaves nothing out) the figures are sums over the course's or the
+cohort's answer counts per choice (teaching.models.ChoiceCount, QuestionCount). For a narrower
+range and all the course's learners they are sums over the course's answer counts per choice and
+day (teaching.models.AnswerDaySummary), a few rows per question and day whatever the number of
+learners. A cohort's figures in a range, or a course where someone not counted (an instructor
+trying the quiz) answered in the range, are read from the counted learners' answers one by one.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from courses.models import Choice, Course, Question
-from teaching.models import AnswerDaySummary, ChapterSummary
+from teaching.models import AnswerDaySummary, ChapterSummary, ChoiceCount, QuestionCount
 from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
     DashboardFilters,
@@ -24,6 +25,7 @@ from teaching.selectors.filters import (
     _question_ids,
     _rate,
     _summaries,
+    _whole_history,
     _with_tables,
 )
 
@@ -87,6 +89,27 @@ wrong AS (
 )"""
 
 
+# The same figures for all time, from the course's or a cohort's counts (teaching.models.ChoiceCount,
+# QuestionCount), kept as answers are saved.
+_FROM_SCOPE_COUNTS_SQL = """,
+figures AS (
+    SELECT counts.question_id,
+           SUM(first_tries) AS first_tries,
+           SUM(CASE WHEN is_correct THEN first_tries ELSE 0 END) AS first_try_right,
+           1.0 * SUM(CASE WHEN is_correct THEN attempt_total END)
+               / NULLIF(SUM(CASE WHEN is_correct THEN answers END), 0) AS average_attempts,
+           MAX(question_counts.learners) AS learners,
+           SUM(answers) AS answers
+    FROM counts LEFT JOIN question_counts ON question_counts.question_id = counts.question_id
+    WHERE answers > 0
+    GROUP BY counts.question_id
+),
+wrong AS (
+    SELECT question_id, choice_id, SUM(answers) AS picked
+    FROM counts WHERE NOT is_correct AND answers > 0 GROUP BY question_id, choice_id
+)"""
+
+
 def _only_counted_learners_answered(*, course: Course, filters: DashboardFilters) -> bool:
     """Whether everyone who answered in the range is a learner the dashboard counts, so the
     course's answer counts (which count everyone) are the counted learners' own."""
@@ -96,10 +119,20 @@ def _only_counted_learners_answered(*, course: Course, filters: DashboardFilters
     return not answerers.exclude(user_id__in=_learner_ids(course=course, filters=filters)).exists()
 
 
-def _question_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+def _question_figures(*, course: Course, filters: DashboardFilters, whole_history: bool) -> dict[int, dict]:
     """{question id: figures} for the questions the counted learners answered in the range."""
     choices = Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text")
-    if _only_counted_learners_answered(course=course, filters=filters):
+    scope = {"course": course, "cohort": filters.cohort}
+    if whole_history:
+        sql, params = _with_tables(
+            _FROM_SCOPE_COUNTS_SQL + _TOP_WRONG_SQL,
+            counts=ChoiceCount.objects.filter(**scope).values(
+                "question_id", "choice_id", "is_correct", "answers", "first_tries", "attempt_total"
+            ),
+            question_counts=QuestionCount.objects.filter(**scope).values("question_id", "learners"),
+            choices=choices,
+        )
+    elif _only_counted_learners_answered(course=course, filters=filters):
         sql, params = _with_tables(
             _FROM_COUNTS_SQL + _TOP_WRONG_SQL,
             counts=_summaries(AnswerDaySummary, course=course, filters=filters).values(
@@ -127,10 +160,15 @@ def _question_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
     return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
 
 
-def question_stats_list(*, course: Course, filters: DashboardFilters) -> list[QuestionStats]:
+def question_stats_list(
+    *, course: Course, filters: DashboardFilters, whole_history: bool | None = None
+) -> list[QuestionStats]:
     """Per quiz question: the first-try right rate, the average try at which learners got it right,
-    and the wrong choice picked most often (ties go to the earlier choice). Three queries."""
-    figures = _question_figures(course=course, filters=filters)
+    and the wrong choice picked most often (ties go to the earlier choice). Two or three queries
+    (`whole_history`: as for stuck_learner_list)."""
+    if whole_history is None:
+        whole_history = _whole_history(course=course, filters=filters)
+    figures = _question_figures(course=course, filters=filters, whole_history=whole_history)
     questions = (
         Question.objects.filter(chapter__course=course)
         .select_related("chapter")

@@ -9,33 +9,55 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from courses.models import CohortMembership, Enrolment
+from courses.models import ChapterProgress, Choice, CohortMembership, Enrolment, Question
+from courses.services.progress import exercise_record_pass
+from courses.services.quizzes import quiz_answer
 from runner.models import Run
 from runner.signals import run_finished
-from teaching.models import ExerciseCount, ExerciseErrorCount, ExercisePassCount, ExerciseTimeCount
-from teaching.selectors.course import _exercise_figures, _exercise_figures_from_counts, exercise_stats_list
+from teaching.models import (
+    ChapterCount,
+    ChoiceCount,
+    ExerciseCount,
+    ExerciseErrorCount,
+    ExercisePassCount,
+    ExerciseTimeCount,
+    QuestionCount,
+)
+from teaching.selectors.course import (
+    _exercise_figures,
+    _exercise_figures_from_counts,
+    chapter_funnel,
+    exercise_stats_list,
+)
 from teaching.selectors.filters import DashboardFilters
+from teaching.selectors.questions import _question_figures
 from teaching.services.cohorts import cohort_member_add
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.course_data import course_data_generate
 from tests.teaching.conftest import _run
 
+# Each model: the fields that name a row, and its counts.
 COUNT_FIELDS = {
-    ExerciseCount: ("cohort_id", "exercise_id", "runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"),
-    ExercisePassCount: ("cohort_id", "exercise_id", "runs_to_pass", "learners"),
-    ExerciseTimeCount: ("cohort_id", "exercise_id", "mean_ms", "learners"),
-    ExerciseErrorCount: ("cohort_id", "exercise_id", "error_name", "runs"),
+    ExerciseCount: (
+        ("cohort_id", "exercise_id"),
+        ("runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"),
+    ),
+    ExercisePassCount: (("cohort_id", "exercise_id", "runs_to_pass"), ("learners",)),
+    ExerciseTimeCount: (("cohort_id", "exercise_id", "mean_ms"), ("learners",)),
+    ExerciseErrorCount: (("cohort_id", "exercise_id", "error_name"), ("runs",)),
+    ChapterCount: (("cohort_id", "chapter_id"), ("started", "quiz_finished", "completed")),
+    QuestionCount: (("cohort_id", "question_id"), ("learners",)),
+    ChoiceCount: (("cohort_id", "choice_id", "is_correct", "question_id"), ("answers", "first_tries", "attempt_total")),
 }
 
 
 def _counts(course) -> dict:
     """The course's counts, rows that count nothing left out (a learner who left leaves zeros)."""
-    return {
-        model: sorted(
-            (row for row in model.objects.filter(course=course).values_list(*fields) if any(row[-1:])), key=str
-        )
-        for model, fields in COUNT_FIELDS.items()
-    }
+    counts = {}
+    for model, (names, figures) in COUNT_FIELDS.items():
+        rows = model.objects.filter(course=course).values_list(*names, *figures)
+        counts[model] = sorted((row for row in rows if any(row[len(names) :])), key=str)
+    return counts
 
 
 def _figures(figures: dict) -> dict:
@@ -82,19 +104,26 @@ def test_the_whole_course_figures_from_counts_are_the_learners_figures(hand_cour
 @pytest.mark.django_db
 def test_counts_on_a_generated_course_are_the_learners_figures():
     made = course_data_generate(slug="counts", learners=60, chapters=3, runs=900, seed=5)
-    cohorts = list(made.course.cohorts.all())
+    course, cohorts = made.course, list(made.course.cohorts.all())
     assert len(cohorts) >= 2
     for cohort in (None, *cohorts):
-        counted = _figures(_exercise_figures_from_counts(course=made.course, cohort=cohort))
+        filters = DashboardFilters(cohort=cohort)
+        counted = _figures(_exercise_figures_from_counts(course=course, cohort=cohort))
         assert counted
-        assert counted == _figures(_exercise_figures(course=made.course, filters=DashboardFilters(cohort=cohort)))
+        assert counted == _figures(_exercise_figures(course=course, filters=filters))
+        funnel = chapter_funnel(course=course, filters=filters, enrolled=60, whole_history=True)
+        assert funnel == chapter_funnel(course=course, filters=filters, enrolled=60, whole_history=False)
+        assert sum(row.completed for row in funnel) > 0
+        questions = _question_figures(course=course, filters=filters, whole_history=True)
+        assert questions
+        assert questions == _question_figures(course=course, filters=filters, whole_history=False)
 
 
 def test_runs_told_as_they_finish_count_what_a_rebuild_counts(hand_course):
     course = hand_course.course
     rebuilt = _counts(course)
     runs = list(Run.objects.filter(exercise__chapter__course=course))
-    for model in COUNT_FIELDS:
+    for model in (ExerciseCount, ExercisePassCount, ExerciseTimeCount, ExerciseErrorCount):
         model.objects.all().delete()
     from teaching.models import ExerciseErrorSummary, ExerciseSummary
 
@@ -135,7 +164,7 @@ def test_a_deleted_learner_leaves_the_counts(hand_course):
     assert counts == _rebuilt(hand_course.course)
     e1 = ExerciseCount.objects.filter(exercise=hand_course.e1, cohort=None)
     # ann and cat: 5 runs, cat's memory stop, ann's pass
-    assert e1.values_list(*COUNT_FIELDS[ExerciseCount][2:]).get() == (5, 0, 1, 2, 1)
+    assert e1.values_list(*COUNT_FIELDS[ExerciseCount][1]).get() == (5, 0, 1, 2, 1)
 
 
 def test_a_range_that_leaves_nothing_out_reads_the_counts_and_a_narrower_one_does_not(hand_course):
@@ -197,3 +226,26 @@ def test_a_deleted_cohort_takes_its_counts(hand_course):
     hand_course.morning.delete()
     assert not ExerciseCount.objects.exclude(cohort=None).exists()
     assert _counts(hand_course.course) == _rebuilt(hand_course.course)
+
+
+def test_answers_and_progress_move_the_counts_as_they_are_saved(hand_course):
+    course, dan, e1, e2 = hand_course.course, hand_course.dan, hand_course.e1, hand_course.e2
+    question = Question.objects.get(pk=hand_course.q1.pk)
+    for text in ("C", "A"):
+        quiz_answer(user=dan, question=question, choice=Choice.objects.get(question=question, text=text))
+    assert QuestionCount.objects.get(question=question, cohort=None).learners == 4
+    wrong_c = ChoiceCount.objects.get(choice__text="C", question=question, cohort=None)
+    assert (wrong_c.answers, wrong_c.first_tries) == (2, 1)  # bob's second try, dan's first
+    part1 = ChapterCount.objects.get(chapter=hand_course.part1, cohort=None)
+    assert (part1.started, part1.quiz_finished, part1.completed) == (4, 4, 2)
+    assert _counts(course) == _rebuilt(course)
+
+    for exercise in (e1, e2):
+        exercise_record_pass(user=dan, exercise=exercise)
+    assert ChapterCount.objects.get(chapter=hand_course.part1, cohort=None).completed == 3
+    assert ChapterCount.objects.get(chapter=hand_course.part2, cohort=None).completed == 2
+    assert _counts(course) == _rebuilt(course)
+
+    ChapterProgress.objects.get(user=dan, chapter=hand_course.part2).delete()
+    assert ChapterCount.objects.get(chapter=hand_course.part2, cohort=None).completed == 1
+    assert _counts(course) == _rebuilt(course)
