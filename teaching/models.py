@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from courses.models import Chapter, Choice, Cohort, Course, Exercise, Question
+from courses.models import Chapter, Choice, Cohort, Course, Enrolment, Exercise, Question
 
 
 class ExerciseSummary(models.Model):
@@ -262,14 +262,17 @@ class ExerciseErrorCount(models.Model):
 
 
 class LearnerStanding(models.Model):
-    """Where one learner stands in a course, for the dashboard's stuck learners with no date range:
-    their latest progress (a first pass, a right answer, a completed chapter), the chapters they
-    completed, and the exercise they failed most often without ever passing it. Kept as runs
-    finish, answers are saved and progress is made (teaching.services.standings)."""
+    """Where an enrolled learner stands in the course, for the dashboard's stuck learners with no
+    date range: when they last made progress (enrolled, first passed an exercise, answered right,
+    completed a chapter), the chapters they completed, and the exercise they failed most often
+    without ever passing it. Made with the enrolment and kept as runs finish, answers are saved and
+    progress is made (teaching.services.standings)."""
 
+    enrolment = models.OneToOneField(Enrolment, on_delete=models.CASCADE, related_name="+")
+    # The enrolment's, copied so the stuck list reads one table.
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
-    last_progress_at = models.DateTimeField(null=True, blank=True)
+    progress_at = models.DateTimeField()
     completed_chapters = models.PositiveIntegerField(default=0)
     failing_exercise = models.ForeignKey(Exercise, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
     failing_runs = models.PositiveIntegerField(default=0, help_text="Its runs, none of which passed.")
@@ -278,6 +281,7 @@ class LearnerStanding(models.Model):
         # No check ties failing_runs to an exercise: a deleted exercise leaves its count behind
         # until the learner's next run (the dashboard reads a failing exercise only with its name).
         constraints = [models.UniqueConstraint(fields=["course", "user"], name="learner_standing_unique")]
+        indexes = [models.Index(fields=["course", "progress_at"], name="learner_standing_progress")]
 
     def __str__(self):
         return f"{self.user_id} in course {self.course_id}"

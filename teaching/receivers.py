@@ -84,6 +84,7 @@ def on_user_deleting(sender, *, instance, **kwargs):
 def on_enrolment_saved(sender, *, instance, created, raw=False, **kwargs):
     if created and not raw:
         course_counts.course_counts_enrolled(user_id=instance.user_id, course_id=instance.course_id)
+        standings.standing_enrolled(enrolment=instance)
 
 
 def _deleting(origin):

@@ -303,19 +303,50 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
     return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
 
 
-# The same figures for the whole course, from its counts (teaching.models.ExerciseCount and the
-# rest): a few rows per exercise and value, whatever the number of learners.
-_EXERCISE_COUNTS_SQL = "".join(
-    (
-        """,
-counted AS (
-    SELECT 1 AS kind, exercise_id, runs_to_pass AS v, learners AS n FROM pass_counts WHERE learners > 0
-    UNION ALL
-    SELECT 2 AS kind, exercise_id, mean_ms AS v, learners AS n FROM time_counts WHERE learners > 0
+# The same figures for the whole course or a cohort, from its counts (teaching.models.ExerciseCount
+# and the rest): a few rows per exercise and value, whatever the number of learners. Mean run
+# times take many values (a row each), so their middle is found in two steps: sums per bucket of
+# 1024 ms place the middle in a bucket or two, and only those buckets' rows are read (`time_rows`,
+# by the counts' index on exercise and value) and numbered.
+_EXERCISE_COUNTS_SQL = """,
+time_buckets AS (
+    SELECT exercise_id, mean_ms / 1024 AS b, SUM(learners) AS n
+    FROM time_counts WHERE learners > 0 GROUP BY exercise_id, mean_ms / 1024
 ),
-""",
-        _MEDIANS_FROM_COUNTED,
-        """errors AS (
+bucket_placed AS (
+    SELECT exercise_id, b, CAST(n AS INTEGER) AS n,
+           CAST(SUM(n) OVER (PARTITION BY exercise_id ORDER BY b) AS INTEGER) AS upto,
+           CAST(SUM(n) OVER (PARTITION BY exercise_id) AS INTEGER) AS c
+    FROM time_buckets
+),
+middle_buckets AS (
+    SELECT exercise_id, b, upto - n AS before, c FROM bucket_placed
+    WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
+),
+placed AS (
+    SELECT 1 AS kind, exercise_id, runs_to_pass AS v, learners AS n,
+           CAST(SUM(learners) OVER (PARTITION BY exercise_id ORDER BY runs_to_pass) AS INTEGER) AS upto,
+           CAST(SUM(learners) OVER (PARTITION BY exercise_id) AS INTEGER) AS c
+    FROM pass_counts WHERE learners > 0
+    UNION ALL
+    SELECT 2 AS kind, time_rows.exercise_id, mean_ms AS v, learners AS n,
+           middle_buckets.before + CAST(
+               SUM(learners) OVER (PARTITION BY time_rows.exercise_id, middle_buckets.b ORDER BY mean_ms) AS INTEGER
+           ) AS upto,
+           middle_buckets.c
+    FROM middle_buckets JOIN time_rows ON time_rows.exercise_id = middle_buckets.exercise_id
+        AND time_rows.mean_ms >= middle_buckets.b * 1024 AND time_rows.mean_ms < (middle_buckets.b + 1) * 1024
+    WHERE learners > 0
+),
+medians AS (
+    SELECT exercise_id,
+           AVG(CASE WHEN kind = 1 THEN v END) AS median_runs_to_pass,
+           AVG(CASE WHEN kind = 2 THEN v END) AS median_duration_ms
+    FROM placed
+    WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
+    GROUP BY exercise_id
+),
+errors AS (
     SELECT exercise_id, error_name, runs AS n,
            ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY runs DESC, error_name) AS place
     FROM error_counts WHERE runs > 0
@@ -326,9 +357,7 @@ LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
 LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
 WHERE run_figures.learners_ran > 0
 ORDER BY run_figures.exercise_id, errors.place
-""",
-    )
-)
+"""
 
 
 def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> dict[int, dict]:
@@ -342,6 +371,7 @@ def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> d
         ),
         pass_counts=ExercisePassCount.objects.filter(**scope).values("exercise_id", "runs_to_pass", "learners"),
         time_counts=ExerciseTimeCount.objects.filter(**scope).values("exercise_id", "mean_ms", "learners"),
+        time_rows=ExerciseTimeCount.objects.filter(**scope).values("exercise_id", "mean_ms", "learners"),
         error_counts=ExerciseErrorCount.objects.filter(**scope).values("exercise_id", "error_name", "runs"),
     )
     return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))

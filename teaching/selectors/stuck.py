@@ -1,8 +1,8 @@
 """The course dashboard's learners who look stuck: many runs of one exercise without a pass, or no
 progress (a first pass, a right answer, a completed chapter) for days.
 
-With no date range (or one that leaves nothing out) the list is read from each learner's standing
-(teaching.models.LearnerStanding), one row per learner; otherwise every per-learner figure is
+With no date range (or one that leaves nothing out) the list is read from each enrolled learner's
+standing (teaching.models.LearnerStanding), one narrow row per learner; otherwise every per-learner figure is
 grouped from the summaries, passes and completions once and joined to the learners.
 """
 
@@ -11,10 +11,11 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 
-from courses.models import Chapter, ChapterProgress, Course, Exercise, ExerciseState
+from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Exercise, ExerciseState
 from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
 from teaching.selectors.filters import (
     DashboardFilters,
@@ -106,29 +107,29 @@ LIMIT %s
 """
 
 
-# The same list from each learner's standing (teaching.models.LearnerStanding), with no date range.
+# The same list from each enrolled learner's standing (teaching.models.LearnerStanding), with no
+# date range: the rows are counted and ordered on the one table, and only the listed learners'
+# names and exercises are joined.
 _STUCK_FROM_STANDINGS_SQL = """,
-progress AS (
-    SELECT learners.user_id, learners.user__username AS username,
-           {greatest}(learners.enrolled_at, COALESCE(standings.last_progress_at, learners.enrolled_at))
-               AS last_progress_at,
-           COALESCE(standings.completed_chapters, 0) AS completed,
-           CASE WHEN standings.failing_runs >= %s THEN standings.failing_runs END AS failed,
-           standings.failing_exercise_id
-    FROM learners LEFT JOIN standings ON standings.user_id = learners.user_id
-),
 stuck AS (
-    SELECT progress.user_id, username, last_progress_at,
-           CASE WHEN failed IS NOT NULL THEN exercises.title END AS title,
-           CASE WHEN exercises.title IS NOT NULL THEN failed END AS failed,
-           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
-    FROM progress LEFT JOIN exercises ON exercises.id = progress.failing_exercise_id
+    SELECT user_id, progress_at, failing_exercise_id,
+           CASE WHEN failing_runs >= %s AND failing_exercise_id IS NOT NULL THEN failing_runs END AS failed,
+           (progress_at < %s AND completed_chapters < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM standings
+),
+listed AS (
+    SELECT stuck.*, COUNT(*) OVER () AS total
+    FROM stuck
+    WHERE idle OR failed IS NOT NULL
+    ORDER BY failed IS NULL, progress_at, user_id
+    LIMIT %s
 )
-SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
-FROM stuck
-WHERE idle OR failed IS NOT NULL
-ORDER BY failed IS NULL, last_progress_at, user_id
-LIMIT %s
+SELECT listed.user_id, users.username, progress_at, idle, COALESCE(failed, 0),
+       COALESCE(CASE WHEN failed IS NOT NULL THEN exercises.title END, ''), total
+FROM listed
+JOIN users ON users.id = listed.user_id
+LEFT JOIN exercises ON exercises.id = listed.failing_exercise_id
+ORDER BY failed IS NULL, progress_at, listed.user_id
 """
 
 
@@ -157,14 +158,21 @@ def _idle_since(filters: DashboardFilters):
 
 
 def _stuck_from_standings(*, course: Course, filters: DashboardFilters, limit: int):
+    standings = LearnerStanding.objects.filter(course=course)
+    if filters.cohort is not None:
+        standings = standings.filter(
+            user_id__in=CohortMembership.objects.filter(cohort=filters.cohort).values("user_id")
+        )
+    if filters.end_before is not None:  # a range that leaves nothing out may still end in the future
+        standings = standings.filter(enrolment__enrolled_at__lt=filters.end_before)
     sql, params = _with_tables(
-        _STUCK_FROM_STANDINGS_SQL.format(greatest=_greatest()),
-        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
-        standings=LearnerStanding.objects.filter(course=course).values(
-            "user_id", "last_progress_at", "completed_chapters", "failing_runs", "failing_exercise_id"
+        _STUCK_FROM_STANDINGS_SQL,
+        standings=standings.values(
+            "user_id", "progress_at", "completed_chapters", "failing_runs", "failing_exercise_id"
         ),
-        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title"),
         chapters=Chapter.objects.filter(course=course).values("id"),
+        users=get_user_model().objects.values("id", "username"),
+        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title"),
     )
     return _stuck_rows(sql, [*params, stuck_failed_runs(), _idle_since(filters), limit])
 

@@ -249,3 +249,21 @@ def test_answers_and_progress_move_the_counts_as_they_are_saved(hand_course):
     ChapterProgress.objects.get(user=dan, chapter=hand_course.part2).delete()
     assert ChapterCount.objects.get(chapter=hand_course.part2, cohort=None).completed == 1
     assert _counts(course) == _rebuilt(course)
+
+
+@pytest.mark.parametrize(
+    "means, median",
+    [
+        ({1000: 1, 1030: 1}, 1015.0),  # the two middle values in neighbouring buckets of 1024 ms
+        ({500: 1, 2100: 1, 5000: 1}, 2100.0),
+        ({100: 3, 4000: 1, 9000: 2}, 2050.0),  # places 3 and 4 of 6
+        ({700: 5}, 700.0),
+    ],
+)
+def test_the_median_run_time_is_read_from_the_middle_buckets(hand_course, means, median):
+    course, e1 = hand_course.course, hand_course.e1
+    ExerciseTimeCount.objects.filter(exercise=e1).delete()
+    for mean_ms, learners in means.items():
+        ExerciseTimeCount.objects.create(exercise=e1, course=course, mean_ms=mean_ms, learners=learners)
+    figures = _exercise_figures_from_counts(course=course, cohort=None)
+    assert _number(figures[e1.pk]["median_duration_ms"]) == median

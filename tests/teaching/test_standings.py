@@ -19,7 +19,7 @@ from teaching.services.standings import standings_rebuild
 from tests.teaching.conftest import _run
 from tests.teaching.test_course_counts import _finish
 
-FIELDS = ("user_id", "last_progress_at", "completed_chapters", "failing_exercise_id", "failing_runs")
+FIELDS = ("user_id", "progress_at", "completed_chapters", "failing_exercise_id", "failing_runs")
 
 
 def _standings(course) -> list:
@@ -66,7 +66,8 @@ def test_runs_passes_answers_and_completions_keep_the_standing(hand_course, sett
         failing = _run(user=dan, exercise=e1, at=now - dt.timedelta(minutes=minutes), passed=False)
         _finish(failing)
     standing = LearnerStanding.objects.get(course=course, user=dan)
-    assert (standing.failing_exercise_id, standing.failing_runs, standing.last_progress_at) == (e1.pk, 2, None)
+    enrolled_at = standing.enrolment.enrolled_at
+    assert (standing.failing_exercise_id, standing.failing_runs, standing.progress_at) == (e1.pk, 2, enrolled_at)
     (listed, _), _ = _both(course, DashboardFilters())
     assert ("dan", 2) in [(row.username, row.failed_runs) for row in listed]
 
@@ -74,7 +75,7 @@ def test_runs_passes_answers_and_completions_keep_the_standing(hand_course, sett
     question = Question.objects.get(pk=hand_course.q1.pk)
     quiz_answer(user=dan, question=question, choice=Choice.objects.get(question=question, text="A"))
     standing.refresh_from_db()
-    assert standing.last_progress_at is not None and standing.completed_chapters == 0
+    assert standing.progress_at > enrolled_at and standing.completed_chapters == 0
 
     # A pass of e1 ends its failing and, with the quiz done, completes Part 1.
     _finish(_run(user=dan, exercise=e1, at=now - dt.timedelta(minutes=1), passed=True))
@@ -90,12 +91,14 @@ def test_runs_passes_answers_and_completions_keep_the_standing(hand_course, sett
     assert _standings(course) == _rebuilt(course)
 
 
-def test_a_learner_enrolled_with_no_standing_is_idle_from_enrolling(hand_course, make_user, settings):
+def test_a_learner_who_did_nothing_is_idle_from_enrolling(hand_course, make_user, settings):
     settings.DASHBOARD_STUCK_IDLE_DAYS = 1
     eve = make_user(username="eve")
-    Enrolment.objects.create(user=eve, course=hand_course.course)
+    enrolment = Enrolment.objects.create(user=eve, course=hand_course.course)
+    assert LearnerStanding.objects.get(user=eve).progress_at == enrolment.enrolled_at
+    # Three days on (enrolled_at is set on create only: moved by hand, the standings are rebuilt).
     Enrolment.objects.filter(user=eve).update(enrolled_at=timezone.now() - dt.timedelta(days=3))
-    assert not LearnerStanding.objects.filter(user=eve).exists()
+    standings_rebuild(course=hand_course.course)
     (listed, _), (expected, _) = _both(hand_course.course, DashboardFilters())
     assert listed == expected
     assert "eve" in [row.username for row in listed]
@@ -105,8 +108,16 @@ def test_a_failed_run_of_a_learner_not_yet_enrolled_stands_when_they_enrol(hand_
     settings.DASHBOARD_STUCK_FAILED_RUNS = 1
     fay = make_user(username="fay")
     _finish(_run(user=fay, exercise=hand_course.e1, at=timezone.now(), passed=False, status=Run.Status.FAILED))
+    assert not LearnerStanding.objects.filter(user=fay).exists()
     assert "fay" not in [row.username for row in _both(hand_course.course, DashboardFilters())[0][0]]
     Enrolment.objects.create(user=fay, course=hand_course.course)
     (listed, _), (expected, _) = _both(hand_course.course, DashboardFilters())
     assert listed == expected
     assert ("fay", 1) in [(row.username, row.failed_runs) for row in listed]
+
+
+def test_a_standing_goes_with_its_enrolment(hand_course):
+    Enrolment.objects.get(user=hand_course.cat, course=hand_course.course).delete()
+    assert not LearnerStanding.objects.filter(user=hand_course.cat).exists()
+    (listed, total), (expected, expected_total) = _both(hand_course.course, DashboardFilters())
+    assert (listed, total) == (expected, expected_total) == (expected, 1)  # dan, idle
