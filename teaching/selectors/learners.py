@@ -5,9 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, OuterRef, QuerySet, Subquery
+from django.db.models.functions import Coalesce
 
-from courses.models import Chapter, ChapterProgress, Course, Enrolment, QuizAnswer
+from courses.models import Chapter, ChapterProgress, Course, Enrolment, ExerciseState, QuizAnswer
 from runner.models import Run
 
 RUNS_PER_PAGE = 20
@@ -37,16 +38,21 @@ def learner_detail(*, course: Course, learner) -> LearnerDetail:
     learner_run_list). Three queries."""
     enrolment = Enrolment.objects.get(course=course, user=learner)
     progress = ChapterProgress.objects.filter(user=learner, chapter=OuterRef("pk"))
+    # The learner's passes per chapter as a subquery on their own rows: a filtered count over the
+    # join read every learner's exercise states (half a second at 100,000 learners).
+    passed = (
+        ExerciseState.objects.filter(user=learner, exercise__chapter=OuterRef("pk"), passed_at__isnull=False)
+        .order_by()
+        .values("exercise__chapter")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
     chapters = (
         Chapter.objects.filter(course=course)
         .only("id", "number", "slug", "title", "course_id")
         .annotate(
             exercises_total=Count("exercises", distinct=True),
-            exercises_passed=Count(
-                "exercises__states",
-                filter=Q(exercises__states__user=learner, exercises__states__passed_at__isnull=False),
-                distinct=True,
-            ),
+            exercises_passed=Coalesce(Subquery(passed[:1]), 0),
             quiz_finished_at=Subquery(progress.values("quiz_finished_at")[:1]),
             quiz_score=Subquery(progress.values("quiz_score")[:1]),
             completed_at=Subquery(progress.values("completed_at")[:1]),
