@@ -100,9 +100,11 @@ def exercise_summary_add_run(*, course_id: int, run: RunFacts) -> ExerciseSummar
         if run.error_name:
             _error_count(summary=summary, error_name=run.error_name)
         # A run counted on a day before others already summarised moves their numbers on by one.
-        later = ExerciseSummary.objects.filter(**key, day__gt=day)
-        later.update(runs_before=F("runs_before") + 1)
-        later.exclude(first_pass_number=None).update(first_pass_number=F("first_pass_number") + 1)
+        # In one statement: moved apart, a later day whose first run passed would break the
+        # summary's check (its pass's number after the runs before it) in between.
+        ExerciseSummary.objects.filter(**key, day__gt=day).update(
+            runs_before=F("runs_before") + 1, first_pass_number=F("first_pass_number") + 1
+        )
     return summary
 
 

@@ -2,7 +2,10 @@
 is stored (its summary row is written in the same transaction), and the live rows, the generator's
 and a rebuild from stored rows agree."""
 
+import datetime as dt
+
 import pytest
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
@@ -14,6 +17,8 @@ from teaching.models import AnswerDaySummary, ChapterSummary, ExerciseErrorSumma
 from teaching.services.course_data import course_data_generate
 from teaching.services.rollups import rollups_rebuild
 from tests.runner.worker import wait_for_run
+from tests.teaching.conftest import _run
+from tests.teaching.test_course_counts import _finish
 
 CHECK = "def check(ns):\n    return ns.get('x') == 2, 'x must be 2'\n"
 
@@ -138,3 +143,13 @@ def test_the_generator_writes_the_summaries_a_rebuild_makes():
     assert all(generated)
     rollups_rebuild(course=made.course)
     assert _summaries(made.course) == generated
+
+
+def test_a_run_of_an_earlier_day_finishing_late_moves_a_later_first_try_pass(hand_course):
+    # dan's run made today passes on its first try; then a run he made yesterday finishes.
+    dan, e2 = hand_course.dan, hand_course.e2
+    today = timezone.now()
+    _finish(_run(user=dan, exercise=e2, at=today, passed=True))
+    _finish(_run(user=dan, exercise=e2, at=today - dt.timedelta(days=1), passed=False))
+    latest = ExerciseSummary.objects.get(user=dan, exercise=e2, day=today.astimezone(dt.UTC).date())
+    assert (latest.runs_before, latest.first_pass_number) == (1, 2)
