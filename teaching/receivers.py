@@ -35,7 +35,8 @@ def on_run_finished(
         error_name=error_name,
     )
     share = course_counts.exercise_part(user_id=user_id, exercise_id=exercise_id)
-    with course_counts.Counting(course_id=course_id, user_id=user_id, part=share):
+    error = course_counts.run_error(exercise_id=exercise_id, error_name=error_name)
+    with course_counts.Counting(course_id=course_id, user_id=user_id, part=share, known=error):
         rollups.exercise_summary_add_run(course_id=course_id, run=facts)
     standings.standing_run_finished(user_id=user_id, course_id=course_id)
 

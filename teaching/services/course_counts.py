@@ -95,13 +95,15 @@ def _exercise_share(exercise_id: int, totals: dict) -> Share:
     return share
 
 
-def _exercises_share(where: dict) -> Share:
+def _exercises_share(where: dict, *, errors: bool = True) -> Share:
     """A learner's shares of the exercises whose summaries `where` picks (one learner's)."""
     share = Share()
     for totals in ExerciseSummary.objects.filter(**where).values("exercise_id").annotate(**_TOTALS).order_by():
         share.update(_exercise_share(totals["exercise_id"], totals))
-    errors = ExerciseErrorSummary.objects.filter(**where).values("exercise_id", "error_name").annotate(n=Sum("runs"))
-    for row in errors.order_by():
+    if not errors:
+        return share
+    error_rows = ExerciseErrorSummary.objects.filter(**where).values("exercise_id", "error_name")
+    for row in error_rows.annotate(n=Sum("runs")).order_by():
         share[(ExerciseErrorCount, row["exercise_id"], (row["error_name"],), "runs")] += row["n"]
     return share
 
@@ -150,10 +152,12 @@ def _learner_share(*, user_id: int, course_id: int) -> Share:
 def _scopes(*, user_id: int, course_id: int) -> list[int | None]:
     """Where a learner's shares count: nowhere unless enrolled, else the course (None) and each of
     its cohorts they are in."""
-    if not Enrolment.objects.filter(user_id=user_id, course_id=course_id).exists():
+    rows = Enrolment.objects.filter(user_id=user_id, course_id=course_id).values_list(
+        "user__cohort_memberships__cohort_id", "user__cohort_memberships__cohort__course_id"
+    )  # one query: the enrolment, with each of the learner's cohorts (of any course)
+    if not rows:
         return []
-    cohorts = CohortMembership.objects.filter(user_id=user_id, cohort__course_id=course_id)
-    return [None, *sorted(cohorts.values_list("cohort_id", flat=True))]
+    return [None, *sorted({cohort_id for cohort_id, of_course in rows if of_course == course_id})]
 
 
 def _where(model, object_id: int, key: tuple, cohort_id: int | None) -> dict:
@@ -168,17 +172,24 @@ def _apply(*, course_id: int, scopes: list[int | None], change: Share) -> None:
         if amount:
             rows.setdefault((model, object_id, key), {})[field] = amount
     ordered = sorted(rows.items(), key=lambda item: (_ORDER[item[0][0]], item[0][1], str(item[0][2])))
-    for cohort_id in scopes:
-        for (model, object_id, key), amounts in ordered:
-            where = _where(model, object_id, key, cohort_id)
-            added = {field: F(field) + amount for field, amount in amounts.items()}
-            if model.objects.filter(**where).update(**added):
-                continue
+    if not scopes:
+        return
+    cohorts = [scope for scope in scopes if scope is not None]
+    in_scopes = Q(cohort_id__in=cohorts) | (Q(cohort__isnull=True) if None in scopes else Q(pk__in=[]))
+    for (model, object_id, key), amounts in ordered:
+        where = _where(model, object_id, key, None)
+        del where["cohort_id"]
+        added = {field: F(field) + amount for field, amount in amounts.items()}
+        # One statement for the row in every scope; the rare first count of a row makes it.
+        if model.objects.filter(in_scopes, **where).update(**added) == len(scopes):
+            continue
+        present = set(model.objects.filter(in_scopes, **where).values_list("cohort_id", flat=True))
+        for cohort_id in (scope for scope in scopes if scope not in present):
             try:
                 with transaction.atomic():  # a concurrent first count of the row wins; add to it
-                    model.objects.create(**where, course_id=course_id, **amounts)
+                    model.objects.create(**where, cohort_id=cohort_id, course_id=course_id, **amounts)
             except IntegrityError:
-                model.objects.filter(**where).update(**added)
+                model.objects.filter(**where, cohort_id=cohort_id).update(**added)
 
 
 def _negative(share: Share) -> Share:
@@ -187,15 +198,16 @@ def _negative(share: Share) -> Share:
 
 class Counting:
     """Moves the counts by what one write changes in its learner's share of one exercise, chapter
-    or question (`part`: a function of no arguments that reads that share). Use it around the
-    write, inside the transaction that makes it:
+    or question (`part`: a function of no arguments that reads that share), plus `known`, a change
+    the caller knows without reading. Use it around the write, inside the transaction that makes it:
 
         with Counting(course_id=..., user_id=..., part=...):
             write
     """
 
-    def __init__(self, *, course_id: int, user_id: int, part):
+    def __init__(self, *, course_id: int, user_id: int, part, known: Share | None = None):
         self.course_id, self.user_id, self.part = course_id, user_id, part
+        self.known = known or Share()
         self.scopes: list[int | None] = []
         self.before = Share()
 
@@ -209,12 +221,19 @@ class Counting:
         if kind is None and self.scopes:
             change = self.part()
             change.subtract(self.before)
+            change.update(self.known)
             _apply(course_id=self.course_id, scopes=self.scopes, change=change)
         return False
 
 
 def exercise_part(*, user_id: int, exercise_id: int):
-    return lambda: _exercises_share({"user_id": user_id, "exercise_id": exercise_id})
+    """The learner's share of the exercise, errors aside (a run adds one to its own error's count:
+    pass that as Counting's `known`, see run_error)."""
+    return lambda: _exercises_share({"user_id": user_id, "exercise_id": exercise_id}, errors=False)
+
+
+def run_error(*, exercise_id: int, error_name: str) -> Share:
+    return Share({(ExerciseErrorCount, exercise_id, (error_name,), "runs"): 1} if error_name else {})
 
 
 def chapter_part(*, user_id: int, chapter_id: int):

@@ -15,7 +15,8 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db import connection, transaction
-from django.db.models import Count, F, Max, QuerySet, Sum
+from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Greatest
 
 from courses.models import ChapterProgress, Course, Enrolment, Exercise, ExerciseState
 from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
@@ -82,41 +83,30 @@ def standing_enrolled(*, enrolment: Enrolment) -> None:
 
 
 def standing_run_finished(*, user_id: int, course_id: int) -> None:
-    """A run of the learner's finished and is summarised: their most failed exercise again."""
-    with transaction.atomic():
-        standing = LearnerStanding.objects.select_for_update().filter(user_id=user_id, course_id=course_id).first()
-        if standing is None:
-            return  # not enrolled
-        summaries = ExerciseSummary.objects.filter(user_id=user_id, course_id=course_id)
-        worst = (
-            _failing(summaries)
-            .order_by("-failed", "exercise__chapter__number", "exercise_id")
-            .values_list("exercise_id", "failed")
-            .first()
-        )
-        exercise_id, failed = worst if worst else (None, 0)
-        if (standing.failing_exercise_id, standing.failing_runs) != (exercise_id, failed):
-            standing.failing_exercise_id, standing.failing_runs = exercise_id, failed
-            standing.save(update_fields=["failing_exercise", "failing_runs"])
+    """A run of the learner's finished and is summarised: their most failed exercise again, from
+    their few summaries in the course (nothing changes when they are not enrolled: no standing)."""
+    failing = _failing(ExerciseSummary.objects.filter(user_id=user_id, course_id=course_id)).values_list(
+        "exercise_id", "exercise__chapter__number", "failed"
+    )
+    # Most runs first, then the earlier chapter, then the lower id: as the per-learner path.
+    worst = min(failing, key=lambda row: (-row[2], row[1], row[0]), default=(None, None, 0))
+    LearnerStanding.objects.filter(user_id=user_id, course_id=course_id).update(
+        failing_exercise_id=worst[0], failing_runs=worst[2]
+    )
 
 
 def standing_progressed(*, user_id: int, course_id: int, at: dt.datetime, chapter_completed: bool = False) -> None:
-    """The learner answered right, first passed an exercise or completed a chapter at `at`."""
-    with transaction.atomic():
-        standing = LearnerStanding.objects.select_for_update().filter(user_id=user_id, course_id=course_id).first()
-        if standing is None:
-            return  # not enrolled
-        fields = []
-        if at > standing.progress_at:
-            standing.progress_at = at
-            fields.append("progress_at")
-        if chapter_completed:
-            standing.completed_chapters = ChapterProgress.objects.filter(
-                user_id=user_id, chapter__course_id=course_id, completed_at__isnull=False
-            ).count()
-            fields.append("completed_chapters")
-        if fields:
-            standing.save(update_fields=fields)
+    """The learner answered right, first passed an exercise or completed a chapter at `at`: one
+    statement (nothing when they are not enrolled)."""
+    changes = {"progress_at": Greatest(F("progress_at"), Value(at))}
+    if chapter_completed:
+        completed = ChapterProgress.objects.filter(
+            user_id=OuterRef("user_id"), chapter__course_id=OuterRef("course_id"), completed_at__isnull=False
+        )
+        changes["completed_chapters"] = Subquery(
+            completed.order_by().values("user_id").annotate(n=Count("id")).values("n")[:1]
+        )
+    LearnerStanding.objects.filter(user_id=user_id, course_id=course_id).update(**changes)
 
 
 def standings_rebuild(*, course: Course) -> int:
