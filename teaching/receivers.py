@@ -1,6 +1,7 @@
-"""Keeping the dashboards' summaries in step: connected in TeachingConfig.ready(). Both signals
-are sent inside the transaction that wrote the run's end or the answer, so a summary is never
-ahead of or behind what it counts, and shows on the dashboard as soon as the run or answer does."""
+"""Keeping the dashboards' summaries, counts and standings in step: connected in
+TeachingConfig.ready(). Every signal here is sent inside the transaction that wrote what it tells
+of (a run's end, an answer, progress, an enrolment or a cohort membership), so what the dashboards
+read is never ahead of or behind what it counts, and shows as soon as the run or answer does."""
 
 from django.db.models import QuerySet
 
