@@ -28,6 +28,7 @@ from courses.models import (
     QuizAnswer,
 )
 from runner.models import Run
+from runner.signals import run_finished
 from teaching.services.cohorts import cohort_create, cohort_member_add
 from teaching.services.rollups import rollups_rebuild
 
@@ -60,6 +61,24 @@ def _run(
         cause=Run.Cause.PROGRAM,
         outputs=[{"type": "error", "ename": error, "evalue": "boom", "traceback": []}] if error else [],
         stdout="hello\n",
+    )
+
+
+def _finish(run: Run) -> None:
+    """Tell the dashboards a stored run has finished, as the runner does at its terminal write."""
+    run_finished.send(
+        sender=Run,
+        run_id=run.pk,
+        user_id=run.user_id,
+        exercise_id=run.exercise_id,
+        status=run.status,
+        check_passed=run.check_passed,
+        limit=run.limit,
+        cause=run.cause,
+        created_at=run.created_at,
+        finished_at=run.finished_at,
+        duration_ms=run.duration_ms,
+        error_name=run.error_name,
     )
 
 

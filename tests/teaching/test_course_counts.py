@@ -13,7 +13,6 @@ from courses.models import ChapterProgress, Choice, CohortMembership, Enrolment,
 from courses.services.progress import exercise_record_pass
 from courses.services.quizzes import quiz_answer
 from runner.models import Run
-from runner.signals import run_finished
 from teaching.models import (
     ChapterCount,
     ChoiceCount,
@@ -34,7 +33,7 @@ from teaching.selectors.questions import _question_figures
 from teaching.services.cohorts import cohort_member_add
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.course_data import course_data_generate
-from tests.teaching.conftest import _run
+from tests.teaching.conftest import _finish, _run
 
 # Each model: the fields that name a row, and its counts.
 COUNT_FIELDS = {
@@ -71,24 +70,6 @@ def _figures(figures: dict) -> dict:
 def _number(value):
     """PostgreSQL and SQLite give medians as floats or decimals: compare them as floats."""
     return float(value) if isinstance(value, int | float | Decimal) and not isinstance(value, bool) else value
-
-
-def _finish(run: Run) -> None:
-    """Tell the dashboards a stored run has finished, as the runner does."""
-    run_finished.send(
-        sender=Run,
-        run_id=run.pk,
-        user_id=run.user_id,
-        exercise_id=run.exercise_id,
-        status=run.status,
-        check_passed=run.check_passed,
-        limit=run.limit,
-        cause=run.cause,
-        created_at=run.created_at,
-        finished_at=run.finished_at,
-        duration_ms=run.duration_ms,
-        error_name=run.error_name,
-    )
 
 
 def test_the_whole_course_figures_from_counts_are_the_learners_figures(hand_course):

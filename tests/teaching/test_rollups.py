@@ -12,13 +12,11 @@ from accounts.models import User
 from courses.models import Choice, Enrolment, Question
 from courses.services.quizzes import quiz_answer
 from runner.models import Run
-from runner.signals import run_finished
 from teaching.models import AnswerDaySummary, ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.services.course_data import course_data_generate
 from teaching.services.rollups import rollups_rebuild
 from tests.runner.worker import wait_for_run
-from tests.teaching.conftest import _run
-from tests.teaching.test_course_counts import _finish
+from tests.teaching.conftest import _finish, _run
 
 CHECK = "def check(ns):\n    return ns.get('x') == 2, 'x must be 2'\n"
 
@@ -119,20 +117,7 @@ def test_runs_told_as_they_finish_add_up_to_a_rebuild(hand_course):
     # The latest day's runs first: a run counted on a day before rows already there renumbers them.
     runs = Run.objects.filter(exercise__chapter__course=hand_course.course)
     for run in sorted(runs, key=lambda run: (-run.created_at.date().toordinal(), run.created_at)):
-        run_finished.send(
-            sender=Run,
-            run_id=run.pk,
-            user_id=run.user_id,
-            exercise_id=run.exercise_id,
-            status=run.status,
-            check_passed=run.check_passed,
-            limit=run.limit,
-            cause=run.cause,
-            created_at=run.created_at,
-            finished_at=run.finished_at,
-            duration_ms=run.duration_ms,
-            error_name=run.error_name,
-        )
+        _finish(run)
     assert _summaries(hand_course.course) == rebuilt
 
 

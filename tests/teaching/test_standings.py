@@ -16,8 +16,7 @@ from teaching.selectors.filters import DashboardFilters
 from teaching.selectors.stuck import _stuck_from_standings, _stuck_from_summaries
 from teaching.services.course_data import course_data_generate
 from teaching.services.standings import standings_rebuild
-from tests.teaching.conftest import _run
-from tests.teaching.test_course_counts import _finish
+from tests.teaching.conftest import _finish, _run
 
 FIELDS = ("user_id", "progress_at", "completed_chapters", "failing_exercise_id", "failing_runs")
 
