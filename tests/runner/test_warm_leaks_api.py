@@ -36,7 +36,9 @@ def warm_sandboxes(worker) -> int:
         client = docker.from_env()
         try:
             label = f"easycompilers.warm={socket.gethostname()}:{pid}"
-            return len(client.containers.list(filters={"label": label}))
+            # sparse: the list alone, without inspecting each container (one removed between the
+            # list and its inspection answered 404 and killed the counting thread in CI).
+            return len(client.containers.list(filters={"label": label}, sparse=True))
         finally:
             client.close()
     count = 0
