@@ -209,21 +209,36 @@ def _funnel_from_progress(*, course: Course, filters: DashboardFilters) -> Query
 # once (a third of the block's time at 100,000 learners went to the portable form); elsewhere,
 # medians from counts of each value (histograms): the values are numbered by a running sum of
 # their counts, and the median is the value at the middle place, or the two middle places.
-_MEDIANS_FROM_COUNTED = """placed AS (
+# The rows (kind, exercise, value v, its count n, places up to it `upto`, all places c) whose
+# places hold the middle one or two.
+_MIDDLE_PLACES = "(upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)"
+_MEDIANS_FROM_PLACED = "".join(
+    (
+        """medians AS (
+    SELECT exercise_id,
+           AVG(CASE WHEN kind = 1 THEN v END) AS median_runs_to_pass,
+           AVG(CASE WHEN kind = 2 THEN v END) AS median_duration_ms
+    FROM placed
+    WHERE """,
+        _MIDDLE_PLACES,
+        """
+    GROUP BY exercise_id
+),
+""",
+    )
+)
+_MEDIANS_FROM_COUNTED = "".join(
+    (
+        """placed AS (
     SELECT kind, exercise_id, v, CAST(n AS INTEGER) AS n,
            CAST(SUM(n) OVER (PARTITION BY kind, exercise_id ORDER BY v) AS INTEGER) AS upto,
            CAST(SUM(n) OVER (PARTITION BY kind, exercise_id) AS INTEGER) AS c
     FROM counted
 ),
-medians AS (
-    SELECT exercise_id,
-           AVG(CASE WHEN kind = 1 THEN v END) AS median_runs_to_pass,
-           AVG(CASE WHEN kind = 2 THEN v END) AS median_duration_ms
-    FROM placed
-    WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
-    GROUP BY exercise_id
-),
-"""
+""",
+        _MEDIANS_FROM_PLACED,
+    )
+)
 _MEDIANS_SQL = {
     "postgresql": """medians AS (
     SELECT exercise_id,
@@ -308,7 +323,9 @@ def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int,
 # times take many values (a row each), so their middle is found in two steps: sums per bucket of
 # 1024 ms place the middle in a bucket or two, and only those buckets' rows are read (`time_rows`,
 # by the counts' index on exercise and value) and numbered.
-_EXERCISE_COUNTS_SQL = """,
+_EXERCISE_COUNTS_SQL = "".join(
+    (
+        """,
 time_buckets AS (
     SELECT exercise_id, mean_ms / 1024 AS b, SUM(learners) AS n
     FROM time_counts WHERE learners > 0 GROUP BY exercise_id, mean_ms / 1024
@@ -321,7 +338,9 @@ bucket_placed AS (
 ),
 middle_buckets AS (
     SELECT exercise_id, b, upto - n AS before, c FROM bucket_placed
-    WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
+    WHERE """,
+        _MIDDLE_PLACES,
+        """
 ),
 placed AS (
     SELECT 1 AS kind, exercise_id, runs_to_pass AS v, learners AS n,
@@ -338,15 +357,9 @@ placed AS (
         AND time_rows.mean_ms >= middle_buckets.b * 1024 AND time_rows.mean_ms < (middle_buckets.b + 1) * 1024
     WHERE learners > 0
 ),
-medians AS (
-    SELECT exercise_id,
-           AVG(CASE WHEN kind = 1 THEN v END) AS median_runs_to_pass,
-           AVG(CASE WHEN kind = 2 THEN v END) AS median_duration_ms
-    FROM placed
-    WHERE (upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)
-    GROUP BY exercise_id
-),
-errors AS (
+""",
+        _MEDIANS_FROM_PLACED,
+        """errors AS (
     SELECT exercise_id, error_name, runs AS n,
            ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY runs DESC, error_name) AS place
     FROM error_counts WHERE runs > 0
@@ -357,7 +370,9 @@ LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
 LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
 WHERE run_figures.learners_ran > 0
 ORDER BY run_figures.exercise_id, errors.place
-"""
+""",
+    )
+)
 
 
 def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> dict[int, dict]:

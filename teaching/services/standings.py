@@ -32,6 +32,12 @@ def _failing(summaries: QuerySet) -> QuerySet:
     )
 
 
+def _worst_first(exercise_id, chapter_number, failed) -> tuple:
+    """Orders failing exercises most runs first, then the earlier chapter, then the lower id: as
+    the per-learner path does."""
+    return (-failed, chapter_number, exercise_id)
+
+
 def _standings_of(enrolments: QuerySet, *, course: Course) -> list[LearnerStanding]:
     """The standings of a course's enrolments, read from the learners' passes, answers,
     completions and run summaries, a grouped query each."""
@@ -68,9 +74,10 @@ def _standings_of(enrolments: QuerySet, *, course: Course) -> list[LearnerStandi
     failing = _failing(ExerciseSummary.objects.filter(course=course, user_id__in=learners))
     for user_id, exercise_id, failed in failing.iterator(chunk_size=10000):
         standing = standings[user_id]
-        # Most runs first, then the earlier chapter, then the lower id: as the per-learner path.
-        mine = (-failed, chapter_of[exercise_id], exercise_id)
-        theirs = (-standing.failing_runs, chapter_of.get(standing.failing_exercise_id, 0), standing.failing_exercise_id)
+        mine = _worst_first(exercise_id, chapter_of[exercise_id], failed)
+        theirs = _worst_first(
+            standing.failing_exercise_id, chapter_of.get(standing.failing_exercise_id, 0), standing.failing_runs
+        )
         if standing.failing_exercise_id is None or mine < theirs:
             standing.failing_exercise_id, standing.failing_runs = exercise_id, failed
     return list(standings.values())
@@ -88,8 +95,7 @@ def standing_run_finished(*, user_id: int, course_id: int) -> None:
     failing = _failing(ExerciseSummary.objects.filter(user_id=user_id, course_id=course_id)).values_list(
         "exercise_id", "exercise__chapter__number", "failed"
     )
-    # Most runs first, then the earlier chapter, then the lower id: as the per-learner path.
-    worst = min(failing, key=lambda row: (-row[2], row[1], row[0]), default=(None, None, 0))
+    worst = min(failing, key=lambda row: _worst_first(*row), default=(None, None, 0))
     LearnerStanding.objects.filter(user_id=user_id, course_id=course_id).update(
         failing_exercise_id=worst[0], failing_runs=worst[2]
     )
