@@ -8,7 +8,6 @@ class TeachingConfig(AppConfig):
     name = "teaching"
 
     def ready(self):
-        from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save, pre_delete, pre_save
 
         from courses.models import ChapterProgress, CohortMembership, Enrolment
@@ -20,7 +19,6 @@ class TeachingConfig(AppConfig):
         run_finished.connect(receivers.on_run_finished, sender=Run, dispatch_uid="teaching.run_finished")
         quiz_answered.connect(receivers.on_quiz_answered, dispatch_uid="teaching.quiz_answered")
         learner_progressed.connect(receivers.on_learner_progressed, dispatch_uid="teaching.learner_progressed")
-        pre_delete.connect(receivers.on_user_deleting, sender=get_user_model(), dispatch_uid="teaching.user_deleting")
         post_save.connect(receivers.on_enrolment_saved, sender=Enrolment, dispatch_uid="teaching.enrolment_saved")
         pre_delete.connect(
             receivers.on_enrolment_deleting, sender=Enrolment, dispatch_uid="teaching.enrolment_deleting"

@@ -6,6 +6,8 @@ rollups keeps them in step with runs and answers (in the transaction that finish
 an answer) and rebuilds them from the rows they summarise.
 """
 
+import datetime as dt
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -107,52 +109,6 @@ class ChapterSummary(models.Model):
 
     def __str__(self):
         return f"{self.user_id} in chapter {self.chapter_id}, {self.day}: {self.answers} answers"
-
-
-class AnswerDaySummary(models.Model):
-    """Every learner's answers picking one choice on one day, counted together: the quiz questions'
-    figures for a course or a date range, read from a few rows per question and day instead of
-    every answer. A cohort's figures still read its learners' answers (they are few).
-
-    `learners` makes "learners who answered in a range" a sum: it counts a learner's first answer
-    to the question on a day, in the row of the last earlier day they answered it (`prev_day`, or
-    none). A learner answered in [start, end] exactly when one of their days in it has no earlier
-    answer day at or after start, so the count is the sum over the range's rows whose `prev_day` is
-    none or before start.
-    """
-
-    choice = models.ForeignKey(Choice, on_delete=models.CASCADE, related_name="+")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
-    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
-    is_correct = models.BooleanField()
-    day = models.DateField()
-    prev_day = models.DateField(null=True, blank=True)
-    answers = models.PositiveIntegerField(default=0)
-    first_tries = models.PositiveIntegerField(default=0, help_text="Answers that were attempt 1.")
-    attempt_total = models.PositiveBigIntegerField(default=0, help_text="The answers' attempt numbers, summed.")
-    learners = models.PositiveIntegerField(default=0, help_text="Learners' first answers to it that day.")
-
-    class Meta:
-        constraints = [
-            # Two partial keys: a unique key over a nullable column would let "no earlier day" repeat.
-            models.UniqueConstraint(
-                fields=["choice", "is_correct", "day", "prev_day"],
-                condition=Q(prev_day__isnull=False),
-                name="answer_day_unique_after",
-            ),
-            models.UniqueConstraint(
-                fields=["choice", "is_correct", "day"],
-                condition=Q(prev_day__isnull=True),
-                name="answer_day_unique_first",
-            ),
-            models.CheckConstraint(
-                condition=Q(first_tries__lte=F("answers"), learners__lte=F("answers")), name="answer_day_counts"
-            ),
-        ]
-        indexes = [models.Index(fields=["course", "day"], name="answer_day_course_day")]
-
-    def __str__(self):
-        return f"choice {self.choice_id}, {self.day}: {self.answers} answers"
 
 
 # --- Exercise figures of the whole course, or of one cohort, as counts --------------------------------
@@ -349,3 +305,174 @@ class ChoiceCount(models.Model):
 
     def __str__(self):
         return f"choice {self.choice_id}: {self.answers} answers"
+
+
+# --- The same counts per day, for a date range --------------------------------------------------------
+#
+# What every enrolled learner adds on each day, so a dashboard with a date range sums the range's
+# days of the course's or one cohort's counts, whatever the number of learners. "Learners who ran
+# it in the range" adds up because each of a learner's days of runs is counted in the row of their
+# previous day of runs (`prev_day`, NO_DAY for the first): a learner ran it in [start, end] exactly
+# when one of their days in it has its previous day before start, and only one does. Passes and
+# quiz answers are counted the same way.
+
+NO_DAY = dt.date(1, 1, 1)  # "no earlier day": before every real one, so `prev_day < start` holds
+
+
+def _day_scoped(fields: list[str], name: str) -> list[models.BaseConstraint]:
+    return [
+        *_scoped_unique([*fields, "day"], name),
+        models.CheckConstraint(condition=Q(day__gt=NO_DAY), name=f"{name}_real_day"),
+    ]
+
+
+def _after_prev_day(name: str) -> models.CheckConstraint:
+    return models.CheckConstraint(condition=Q(prev_day__lt=F("day")), name=f"{name}_prev_day_before")
+
+
+class ExerciseDayCount(models.Model):
+    """The counted learners' runs of an exercise on one day, whose previous day of runs of it was
+    `prev_day`."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    day = models.DateField()
+    prev_day = models.DateField()
+    runs = models.PositiveIntegerField(default=0)
+    timed_out = models.PositiveIntegerField(default=0)
+    memory_stops = models.PositiveIntegerField(default=0)
+    learners = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            *_day_scoped(["exercise", "prev_day"], "exercise_day_count"),
+            _after_prev_day("exercise_day_count"),
+            models.CheckConstraint(
+                condition=Q(timed_out__lte=F("runs"), memory_stops__lte=F("runs"), learners__lte=F("runs")),
+                name="exercise_day_count_within_runs",
+            ),
+        ]
+        indexes = [models.Index(fields=["course", "cohort", "day"], name="exercise_day_count_scope")]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}, {self.day}: {self.runs} runs"
+
+
+class ExercisePassDayCount(models.Model):
+    """The counted learners who passed an exercise on one day, whose previous day with a pass was
+    `prev_day`; for a first pass ever, `runs_to_pass` is its number among their runs (else 0)."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    day = models.DateField()
+    prev_day = models.DateField()
+    runs_to_pass = models.PositiveIntegerField()
+    learners = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            *_day_scoped(["exercise", "prev_day", "runs_to_pass"], "exercise_pass_day_count"),
+            _after_prev_day("exercise_pass_day_count"),
+            # Only the first pass has a number, and the first pass has no earlier one.
+            models.CheckConstraint(
+                condition=Q(prev_day=NO_DAY, runs_to_pass__gte=1) | Q(~Q(prev_day=NO_DAY), runs_to_pass=0),
+                name="exercise_pass_day_count_first",
+            ),
+        ]
+        indexes = [models.Index(fields=["course", "cohort", "day"], name="exercise_pass_day_count_scope")]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}, {self.day}: {self.learners} passed"
+
+
+class ExerciseTimeDayCount(models.Model):
+    """The counted learners whose mean run time of an exercise on one day was `mean_ms`, to two
+    significant figures (exact values would make a row per learner on a large course)."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    day = models.DateField()
+    mean_ms = models.PositiveIntegerField()
+    learners = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = _day_scoped(["exercise", "mean_ms"], "exercise_time_day_count")
+        indexes = [models.Index(fields=["course", "cohort", "day"], name="exercise_time_day_count_scope")]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}, {self.day}: {self.learners} learners at {self.mean_ms} ms"
+
+
+class ExerciseErrorDayCount(models.Model):
+    """The counted learners' runs of an exercise on one day that ended with one error type."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    day = models.DateField()
+    error_name = models.CharField(max_length=100)
+    runs = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            *_day_scoped(["exercise", "error_name"], "exercise_error_day_count"),
+            models.CheckConstraint(condition=~Q(error_name=""), name="exercise_error_day_count_named"),
+        ]
+        indexes = [models.Index(fields=["course", "cohort", "day"], name="exercise_error_day_count_scope")]
+
+    def __str__(self):
+        return f"exercise {self.exercise_id}, {self.day}: {self.runs} x {self.error_name}"
+
+
+class ChapterDayCount(models.Model):
+    """The counted learners who finished a chapter's quiz, or completed the chapter, on one day."""
+
+    chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    day = models.DateField()
+    quiz_finished = models.PositiveIntegerField(default=0)
+    completed = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = _day_scoped(["chapter"], "chapter_day_count")
+        indexes = [models.Index(fields=["course", "cohort", "day"], name="chapter_day_count_scope")]
+
+    def __str__(self):
+        return f"chapter {self.chapter_id}, {self.day}: {self.completed} completed"
+
+
+class ChoiceDayCount(models.Model):
+    """The counted learners' answers picking one choice on one day, whose previous day of answers
+    to the question was `prev_day`: the quiz figures for a date range. `learners` counts each
+    learner's first answer to the question that day (so learners who answered in a range add up,
+    as those who ran an exercise do)."""
+
+    choice = models.ForeignKey(Choice, on_delete=models.CASCADE, related_name="+")
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="+")
+    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, null=True, blank=True, related_name="+")
+    # As the answers were marked when given (a choice's mark may change later).
+    is_correct = models.BooleanField()
+    day = models.DateField()
+    prev_day = models.DateField()
+    answers = models.PositiveIntegerField(default=0)
+    first_tries = models.PositiveIntegerField(default=0, help_text="Answers that were attempt 1.")
+    attempt_total = models.PositiveBigIntegerField(default=0, help_text="The answers' attempt numbers, summed.")
+    learners = models.PositiveIntegerField(default=0, help_text="Learners' first answers to the question that day.")
+
+    class Meta:
+        constraints = [
+            *_day_scoped(["choice", "is_correct", "prev_day"], "choice_day_count"),
+            _after_prev_day("choice_day_count"),
+            models.CheckConstraint(
+                condition=Q(first_tries__lte=F("answers"), learners__lte=F("answers")), name="choice_day_count_counts"
+            ),
+        ]
+        indexes = [models.Index(fields=["course", "cohort", "day"], name="choice_day_count_scope")]
+
+    def __str__(self):
+        return f"choice {self.choice_id}, {self.day}: {self.answers} answers"

@@ -36,7 +36,7 @@ def on_run_finished(
         error_name=error_name,
     )
     share = course_counts.exercise_part(user_id=user_id, exercise_id=exercise_id)
-    error = course_counts.run_error(exercise_id=exercise_id, error_name=error_name)
+    error = course_counts.run_error(exercise_id=exercise_id, error_name=error_name, created_at=created_at)
     with course_counts.Counting(course_id=course_id, user_id=user_id, part=share, known=error):
         rollups.exercise_summary_add_run(course_id=course_id, run=facts)
     standings.standing_run_finished(user_id=user_id, course_id=course_id)
@@ -60,9 +60,6 @@ def on_quiz_answered(
         user_id=user_id, chapter_id=chapter_id, attempt=attempt, is_correct=is_correct, answered_at=answered_at
     )
     rollups.chapter_summary_add_answer(course_id=course_id, answer=answer)
-    rollups.answer_day_summary_add_answer(
-        course_id=course_id, question_id=question_id, choice_id=choice_id, answer_id=answer_id, answer=answer
-    )
     course_counts.course_counts_answered(
         user_id=user_id, course_id=course_id, question_id=question_id, answer_id=answer_id
     )
@@ -72,11 +69,6 @@ def on_quiz_answered(
 
 def on_learner_progressed(sender, *, user_id, course_id, at, chapter_completed, **kwargs):
     standings.standing_progressed(user_id=user_id, course_id=course_id, at=at, chapter_completed=chapter_completed)
-
-
-def on_user_deleting(sender, *, instance, **kwargs):
-    """The course-wide answer counts do not go with a learner's rows: take their answers out."""
-    rollups.answer_day_summaries_remove_learner(user_id=instance.pk)
 
 
 # A learner's shares of the exercise counts follow their enrolment and cohort memberships (both

@@ -5,16 +5,8 @@ from django.db import migrations, models
 
 
 def fill(apps, schema_editor):
-    """Count the answers already stored, course by course, as `manage.py rollups_rebuild` does
-    (a course's counts are one pass over its answers in order)."""
-    from teaching.services.bulk import RowWriter
-    from teaching.services.rollups import answer_day_summaries_write
-
-    Course = apps.get_model("courses", "Course")
-    for course_id in Course.objects.filter(chapters__questions__answers__isnull=False).distinct().values_list(
-        "pk", flat=True
-    ):
-        answer_day_summaries_write(course_id=course_id, writer=RowWriter())
+    """Nothing since 0005, which replaced these counts with the cohorts' and course's day counts and
+    counts what is stored."""
 
 
 class Migration(migrations.Migration):

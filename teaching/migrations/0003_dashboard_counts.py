@@ -6,14 +6,8 @@ from django.db import migrations, models
 
 
 def fill(apps, schema_editor):
-    """Count what is already stored, course by course, as `manage.py rollups_rebuild` does."""
-    from courses.models import Course
-    from teaching.services.course_counts import course_counts_rebuild
-    from teaching.services.standings import standings_rebuild
-
-    for course in Course.objects.filter(enrolments__isnull=False).distinct():
-        course_counts_rebuild(course=course)
-        standings_rebuild(course=course)
+    """Nothing since 0004: it counts what is stored, these counts with its own, as `manage.py
+    rollups_rebuild` does (the rebuild writes every count, so it can only run once all exist)."""
 
 
 class Migration(migrations.Migration):

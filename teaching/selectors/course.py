@@ -5,11 +5,11 @@ Every figure is computed by the database (aggregates, annotations, window functi
 per block of the page, so a dashboard costs the same number of queries for ten learners or ten
 thousand. Python only loops over a course's chapters, questions and exercises, never its learners.
 
-Runs are never read from the run table. With no date range (or one that leaves nothing out) the
-exercise figures are the course's or the cohort's counts (ExerciseCount and its siblings, a few
-rows per exercise), and the stuck learners each learner's standing; with a narrower range both are
-grouped from the per-learner, per-day summaries (teaching.models). Chapter progress and exercise
-passes come from their own per-learner rows. Quiz questions' figures are in
+Neither runs nor learners are read one by one. With no date range (or one that leaves nothing out)
+the exercise and chapter figures are the course's or the cohort's counts (ExerciseCount,
+ChapterCount and their siblings, a few rows per exercise or chapter); with a narrower range, the
+sums of its days of the course's or the cohort's day counts (ExerciseDayCount and its siblings),
+which count the events of the learners enrolled (in the cohort) now. Quiz questions' figures are in
 teaching.selectors.questions, stuck learners in teaching.selectors.stuck.
 """
 
@@ -18,35 +18,40 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass, field
 
-from django.db import connection
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
 from courses.models import (
     Chapter,
+    ChapterProgress,
     Cohort,
     Course,
     Exercise,
 )
 from teaching.models import (
     ChapterCount,
+    ChapterDayCount,
     ExerciseCount,
+    ExerciseDayCount,
     ExerciseErrorCount,
-    ExerciseErrorSummary,
+    ExerciseErrorDayCount,
     ExercisePassCount,
-    ExerciseSummary,
+    ExercisePassDayCount,
     ExerciseTimeCount,
+    ExerciseTimeDayCount,
 )
 from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
     TOP_ERRORS,
     DashboardFilters,
+    _day_counts,
     _enrolments,
     _fetch_dicts,
     _learner_ids,
     _number,
+    _range_start,
     _rate,
-    _summaries,
+    _reaches_today,
     _whole_history,
     _with_tables,
     active_days,
@@ -153,20 +158,11 @@ def chapter_funnel(
     *, course: Course, filters: DashboardFilters, enrolled: int, whole_history: bool | None = None
 ) -> list[ChapterFunnelRow]:
     """Per chapter, in order: learners who started it (a progress row), finished its quiz, completed
-    it. With no date range (or one that leaves nothing out), from the course's or cohort's counts
-    (`whole_history`: as for stuck_learner_list)."""
+    it. With no date range (or one that leaves nothing out), from the course's or cohort's counts,
+    else from its day counts (`whole_history`: as for stuck_learner_list)."""
     if whole_history is None:
         whole_history = _whole_history(course=course, filters=filters)
-    if whole_history:
-        counts = ChapterCount.objects.filter(course=course, cohort=filters.cohort, chapter_id=OuterRef("pk"))
-        chapters = (
-            Chapter.objects.filter(course=course)
-            .only("id", "number", "slug", "title", "published", "course_id")
-            .annotate(**{name: Coalesce(Subquery(counts.values(name)[:1]), 0) for name in _FUNNEL})
-            .order_by("number")
-        )
-    else:
-        chapters = _funnel_from_progress(course=course, filters=filters)
+    chapters = _funnel_from_counts(course=course, filters=filters, whole_history=whole_history)
     return [
         ChapterFunnelRow(
             chapter=chapter,
@@ -182,33 +178,34 @@ def chapter_funnel(
 _FUNNEL = ("started", "quiz_finished", "completed")
 
 
-def _funnel_from_progress(*, course: Course, filters: DashboardFilters) -> QuerySet[Chapter]:
-    learners = Q(progress__user_id__in=_learner_ids(course=course, filters=filters))
+def _funnel_from_counts(*, course: Course, filters: DashboardFilters, whole_history: bool) -> QuerySet[Chapter]:
+    """The funnel from the course's or cohort's counts: learners who started a chapter (at any
+    time), and who finished its quiz or completed it on the range's days. A range that ended
+    before today counts the learners enrolled by its end as having started (a progress row tells
+    no time), so those are counted one by one."""
+    counts = ChapterCount.objects.filter(course=course, cohort=filters.cohort, chapter_id=OuterRef("pk"))
+    figures = {name: Coalesce(Subquery(counts.values(name)[:1]), 0) for name in _FUNNEL}
+    if not whole_history:
+        days = _day_counts(ChapterDayCount, course=course, filters=filters).filter(chapter_id=OuterRef("pk"))
+        for name in ("quiz_finished", "completed"):
+            figures[name] = Coalesce(Subquery(days.values("chapter_id").annotate(n=Sum(name)).values("n")), 0)
+    if not _reaches_today(filters):
+        started = ChapterProgress.objects.filter(
+            chapter_id=OuterRef("pk"), user_id__in=_learner_ids(course=course, filters=filters)
+        )
+        figures["started"] = Coalesce(Subquery(started.values("chapter_id").annotate(n=Count("id")).values("n")), 0)
     return (
         Chapter.objects.filter(course=course)
         .only("id", "number", "slug", "title", "published", "course_id")
-        .annotate(
-            started=Count("progress", filter=learners),
-            quiz_finished=Count(
-                "progress",
-                filter=learners
-                & Q(progress__quiz_finished_at__isnull=False)
-                & filters.in_range("progress__quiz_finished_at"),
-            ),
-            completed=Count(
-                "progress",
-                filter=learners & Q(progress__completed_at__isnull=False) & filters.in_range("progress__completed_at"),
-            ),
-        )
+        .annotate(**figures)
         .order_by("number")
     )
 
 
 # The medians of the learners' runs to a pass and mean run times, per exercise: the middle value,
-# or the mean of the two middle ones. PostgreSQL's percentile_cont sorts each exercise's values
-# once (a third of the block's time at 100,000 learners went to the portable form); elsewhere,
-# medians from counts of each value (histograms): the values are numbered by a running sum of
-# their counts, and the median is the value at the middle place, or the two middle places.
+# or the mean of the two middle ones, from counts of each value (histograms): the values are
+# numbered by a running sum of their counts, and the median is the value at the middle place, or
+# the two middle places.
 # The rows (kind, exercise, value v, its count n, places up to it `upto`, all places c) whose
 # places hold the middle one or two.
 _MIDDLE_PLACES = "(upto - n < (c + 1) / 2 AND (c + 1) / 2 <= upto) OR (upto - n < (c + 2) / 2 AND (c + 2) / 2 <= upto)"
@@ -239,85 +236,6 @@ _MEDIANS_FROM_COUNTED = "".join(
         _MEDIANS_FROM_PLACED,
     )
 )
-_MEDIANS_SQL = {
-    "postgresql": """medians AS (
-    SELECT exercise_id,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY to_pass) AS median_runs_to_pass,
-           percentile_cont(0.5) WITHIN GROUP (ORDER BY mean_ms) AS median_duration_ms
-    FROM per_learner GROUP BY exercise_id
-),
-""",
-    "other": "".join(
-        (
-            """counted AS (
-    SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
-    FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
-    UNION ALL
-    SELECT 2 AS kind, exercise_id, mean_ms AS v, COUNT(*) AS n
-    FROM per_learner WHERE mean_ms IS NOT NULL GROUP BY exercise_id, mean_ms
-),
-""",
-            _MEDIANS_FROM_COUNTED,
-        )
-    ),
-}
-_EXERCISE_FIGURES_SQL = """,
-summaries AS (
-    SELECT course_summaries.* FROM course_summaries JOIN learners ON learners.user_id = course_summaries.user_id
-),
-per_learner AS (
-    -- to_pass: the first pass's number among the learner's runs, less the runs before the range.
-    SELECT exercise_id, user_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
-           MIN(first_pass_number) - MIN(runs_before) AS to_pass,
-           CASE WHEN SUM(timed_runs) > 0
-                THEN CAST(ROUND(1.0 * SUM(duration_total_ms) / SUM(timed_runs)) AS INTEGER) END AS mean_ms
-    FROM summaries GROUP BY exercise_id, user_id
-),
-run_figures AS (
-    SELECT exercise_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
-           COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
-    FROM per_learner GROUP BY exercise_id
-),
-{medians}errors AS (
-    SELECT exercise_id, error_name, SUM(runs) AS n,
-           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(runs) DESC, error_name) AS place
-    FROM course_errors JOIN learners ON learners.user_id = course_errors.user_id
-    GROUP BY exercise_id, error_name
-)
-SELECT run_figures.*, median_runs_to_pass, median_duration_ms, error_name, n
-FROM run_figures
-LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
-LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
-ORDER BY run_figures.exercise_id, errors.place
-"""
-
-
-def _exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
-    """{exercise id: figures} for the exercises the counted learners ran in the range, read in
-    one pass over the learners' summaries (teaching.models), never the runs; `error_types` holds
-    the commonest error names with their counts, `median_duration_ms` is the median of the
-    learners' mean run times."""
-    sql, params = _with_tables(
-        _EXERCISE_FIGURES_SQL.format(medians=_MEDIANS_SQL.get(connection.vendor, _MEDIANS_SQL["other"])),
-        learners=_learner_ids(course=course, filters=filters),
-        course_summaries=_summaries(ExerciseSummary, course=course, filters=filters).values(
-            "exercise_id",
-            "user_id",
-            "runs",
-            "timed_out",
-            "memory_stops",
-            "runs_before",
-            "first_pass_number",
-            "timed_runs",
-            "duration_total_ms",
-        ),
-        course_errors=_summaries(ExerciseErrorSummary, course=course, filters=filters).values(
-            "exercise_id", "user_id", "error_name", "runs"
-        ),
-    )
-    return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
-
-
 # The same figures for the whole course or a cohort, from its counts (teaching.models.ExerciseCount
 # and the rest): a few rows per exercise and value, whatever the number of learners. Mean run
 # times take many values (a row each), so their middle is found in two steps: sums per bucket of
@@ -376,7 +294,7 @@ ORDER BY run_figures.exercise_id, errors.place
 
 
 def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> dict[int, dict]:
-    """_exercise_figures over every day, of the course's or one cohort's learners, summed by the
+    """{exercise id: figures} over every day, of the course's or one cohort's learners, summed by the
     writes (teaching.services.course_counts)."""
     scope = {"course": course, "cohort": cohort}
     sql, params = _with_tables(
@@ -390,6 +308,71 @@ def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> d
         error_counts=ExerciseErrorCount.objects.filter(**scope).values("exercise_id", "error_name", "runs"),
     )
     return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
+
+
+# The same figures for the days of a range, from the course's or the cohort's day
+# counts (teaching.models.ExerciseDayCount and its siblings): a learner is counted once, in the row
+# of their first day in the range (its previous day comes before the range); runs to a pass are those
+# of the learners whose first pass came in the range; the run time is the median of the learners'
+# mean run times of each day in the range, to two significant figures.
+_EXERCISE_DAY_COUNTS_SQL = "".join(
+    (
+        """,
+run_figures AS (
+    SELECT exercise_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           SUM(CASE WHEN prev_day < %s THEN learners ELSE 0 END) AS learners_ran
+    FROM day_counts GROUP BY exercise_id
+),
+passed AS (
+    SELECT exercise_id, SUM(CASE WHEN prev_day < %s THEN learners ELSE 0 END) AS learners_passed
+    FROM pass_days GROUP BY exercise_id
+),
+counted AS (
+    SELECT 1 AS kind, exercise_id, runs_to_pass AS v, SUM(learners) AS n
+    FROM pass_days WHERE runs_to_pass > 0 GROUP BY exercise_id, runs_to_pass HAVING SUM(learners) > 0
+    UNION ALL
+    SELECT 2 AS kind, exercise_id, mean_ms AS v, SUM(learners) AS n
+    FROM time_days GROUP BY exercise_id, mean_ms HAVING SUM(learners) > 0
+),
+""",
+        _MEDIANS_FROM_COUNTED,
+        """errors AS (
+    SELECT exercise_id, error_name, SUM(runs) AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(runs) DESC, error_name) AS place
+    FROM error_days GROUP BY exercise_id, error_name HAVING SUM(runs) > 0
+)
+SELECT run_figures.*, COALESCE(learners_passed, 0) AS learners_passed, median_runs_to_pass, median_duration_ms,
+       error_name, n
+FROM run_figures
+LEFT JOIN passed ON passed.exercise_id = run_figures.exercise_id
+LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
+LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
+WHERE run_figures.learners_ran > 0
+ORDER BY run_figures.exercise_id, errors.place
+""",
+    )
+)
+
+
+def _exercise_figures_from_day_counts(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{exercise id: figures} for a range's days, summed from the course's or cohort's day counts."""
+    sql, params = _with_tables(
+        _EXERCISE_DAY_COUNTS_SQL,
+        day_counts=_day_counts(ExerciseDayCount, course=course, filters=filters).values(
+            "exercise_id", "prev_day", "runs", "timed_out", "memory_stops", "learners"
+        ),
+        pass_days=_day_counts(ExercisePassDayCount, course=course, filters=filters).values(
+            "exercise_id", "prev_day", "runs_to_pass", "learners"
+        ),
+        time_days=_day_counts(ExerciseTimeDayCount, course=course, filters=filters).values(
+            "exercise_id", "mean_ms", "learners"
+        ),
+        error_days=_day_counts(ExerciseErrorDayCount, course=course, filters=filters).values(
+            "exercise_id", "error_name", "runs"
+        ),
+    )
+    start = _range_start(filters)
+    return _figures_by_exercise(_fetch_dicts(sql, [*params, start, start, TOP_ERRORS]))
 
 
 def _figures_by_exercise(rows: list[dict]) -> dict[int, dict]:
@@ -406,16 +389,19 @@ def exercise_stats_list(
     *, course: Course, filters: DashboardFilters, whole_history: bool | None = None
 ) -> list[ExerciseStats]:
     """Per exercise: learners who ran it and who passed its check, runs, time-outs and memory
-    stops, the median runs to a pass, the median of the learners' mean run times, and the
-    commonest error types. Two queries (three with a date range). With no date range (or one that
-    leaves nothing out) the figures are read from the course's or the cohort's counts, for a
-    narrower range from the learners' summaries (`whole_history`: as for stuck_learner_list)."""
+    stops, the median runs to a first pass, the median run time, and the commonest error types.
+    Two queries (three with a date range). With no date range (or one that leaves nothing out) the
+    figures are read from the course's or the cohort's counts: the median run time is the median of
+    the learners' mean run times. For a narrower range they are the sums of its days of the day
+    counts: runs to a first pass are counted for the learners whose first pass came in the range,
+    and the median run time is the median of the learners' mean run times of each day they ran it
+    in the range, to two significant figures (`whole_history`: as for stuck_learner_list)."""
     if whole_history is None:
         whole_history = _whole_history(course=course, filters=filters)
     if whole_history:
         figures = _exercise_figures_from_counts(course=course, cohort=filters.cohort)
     else:
-        figures = _exercise_figures(course=course, filters=filters)
+        figures = _exercise_figures_from_day_counts(course=course, filters=filters)
     exercises = (
         Exercise.objects.filter(chapter__course=course)
         .select_related("chapter")

@@ -6,7 +6,10 @@ the course did not exist (courses.selectors' rule).
 
 Filters (cohort and date range) apply to everything:
 - the learners counted are those enrolled before the end of the range, in the cohort if one is set;
-- events (runs, quiz answers, chapter completions, passes) count when they happened in the range;
+- events (runs, quiz answers, chapter completions, passes) count when they happened in the range,
+  read from the counts of the learners enrolled (in the cohort) now: a learner enrolled after the
+  range's end has no events in it, unless they acted before enrolling (an instructor trying the
+  course is never counted);
 - "active" means seen in the ACTIVE_DAYS before the end of the range (now, with no end).
 """
 
@@ -25,9 +28,9 @@ from django.http import Http404
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question, QuizAnswer
+from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question
 from courses.selectors import _is_staff, course_taught_by
-from teaching.models import ChapterSummary, ExerciseSummary
+from teaching.models import NO_DAY, ChapterSummary, ExerciseSummary
 
 
 def _setting(name: str, default: int) -> int:
@@ -171,11 +174,19 @@ def dashboard_filters_from_params(*, course: Course, params) -> DashboardFilters
     return DashboardFilters(cohort=cohort, start=dates["start"], end=dates["end"])
 
 
+def _reaches_today(filters: DashboardFilters) -> bool:
+    """Whether the range, if any, runs to today or later. Such a range counts everyone enrolled now
+    with their progress up to now, which each learner's standing holds (the stuck list) and the
+    course's or cohort's counts (the funnel's "started"); a range that ended earlier counts the
+    learners enrolled by its end, as of its end, one by one."""
+    return filters.end is None or filters.end >= timezone.now().astimezone(dt.UTC).date()
+
+
 def _whole_history(*, course: Course, filters: DashboardFilters) -> bool:
     """Whether the filters' date range, if any, leaves out nothing the course's learners did: from
     at most the first day of a run or an answer (every pass and completion follows one) to at least
     today. Such a range counts what no range counts, and the dashboard reads its counts."""
-    if filters.end is not None and filters.end < timezone.now().astimezone(dt.UTC).date():
+    if not _reaches_today(filters):
         return False
     if filters.start is not None:
 
@@ -211,13 +222,6 @@ def _question_ids(*, course: Course) -> QuerySet:
     return Question.objects.filter(chapter__course=course).values("id")
 
 
-def _course_answers(*, course: Course, filters: DashboardFilters) -> QuerySet[QuizAnswer]:
-    """Quiz answers to the course's questions in the range, by anyone: callers join them to the
-    counted learners (a join the planner sizes well, where `user_id IN (...)` of a cohort's
-    learners was misjudged as a handful of rows and looked up one learner at a time)."""
-    return QuizAnswer.objects.filter(filters.in_range("answered_at"), question_id__in=_question_ids(course=course))
-
-
 def _summaries(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
     """The course's summary rows (teaching.models) for the days in the range, of anyone: callers
     join them to the counted learners, as they do runs. A day is the filter's unit, so the rows
@@ -228,6 +232,17 @@ def _summaries(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
     if filters.end is not None:
         summaries = summaries.filter(day__lte=filters.end)
     return summaries
+
+
+def _day_counts(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
+    """The course's or the cohort's day counts (teaching.models) for the days in the range."""
+    return _summaries(model, course=course, filters=filters).filter(cohort=filters.cohort)
+
+
+def _range_start(filters: DashboardFilters) -> dt.date:
+    """The range's first day, or the day after NO_DAY: a day count's learner counts in the range
+    when its `prev_day` comes before this (teaching.models.ExerciseDayCount)."""
+    return filters.start or NO_DAY + dt.timedelta(days=1)
 
 
 def _fetch_dicts(sql: str, params: list) -> list[dict]:

@@ -2,11 +2,9 @@
 at which learners got it right, how many learners answered, and the wrong choice picked most.
 
 With no date range (or one that leaves nothing out) the figures are sums over the course's or the
-cohort's answer counts per choice (teaching.models.ChoiceCount, QuestionCount). For a narrower
-range and all the course's learners they are sums over the course's answer counts per choice and
-day (teaching.models.AnswerDaySummary), a few rows per question and day whatever the number of
-learners. A cohort's figures in a range, or a course where someone not counted (an instructor
-trying the quiz) answered in the range, are read from the counted learners' answers one by one.
+cohort's answer counts per choice (teaching.models.ChoiceCount, QuestionCount); for a narrower
+range, over its days of the course's or the cohort's answer counts per choice and day
+(teaching.models.ChoiceDayCount): a few rows per question and day whatever the number of learners.
 """
 
 from __future__ import annotations
@@ -14,17 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from courses.models import Choice, Course, Question
-from teaching.models import AnswerDaySummary, ChapterSummary, ChoiceCount, QuestionCount
+from teaching.models import ChoiceCount, ChoiceDayCount, QuestionCount
 from teaching.selectors.filters import (
     _CHAPTER_FIELDS,
     DashboardFilters,
-    _course_answers,
+    _day_counts,
     _fetch_dicts,
-    _learner_ids,
     _number,
     _question_ids,
+    _range_start,
     _rate,
-    _summaries,
     _whole_history,
     _with_tables,
 )
@@ -54,38 +51,21 @@ SELECT figures.*, ranked.text AS top_wrong_choice, ranked.picked AS top_wrong_co
 FROM figures LEFT JOIN ranked ON ranked.question_id = figures.question_id AND ranked.n = 1
 """
 
-_FROM_ANSWERS_SQL = """,
-answers AS (SELECT course_answers.* FROM course_answers JOIN learners ON learners.user_id = course_answers.user_id),
-figures AS (
-    SELECT question_id,
-           SUM(CASE WHEN attempt = 1 THEN 1 ELSE 0 END) AS first_tries,
-           SUM(CASE WHEN attempt = 1 AND is_correct THEN 1 ELSE 0 END) AS first_try_right,
-           -- A learner's right answer ends their tries at a question, so its attempt number is
-           -- how many tries they took.
-           AVG(CASE WHEN is_correct THEN attempt END) AS average_attempts,
-           COUNT(DISTINCT user_id) AS learners,
-           COUNT(*) AS answers
-    FROM answers GROUP BY question_id
-),
-wrong AS (
-    SELECT question_id, choice_id, COUNT(*) AS picked FROM answers WHERE NOT is_correct GROUP BY question_id, choice_id
-)"""
-
-# The same figures as sums of counts (see AnswerDaySummary for why `learners` adds up).
+# The figures of a range's days, as sums of counts (see ChoiceDayCount for why `learners` adds up).
 _FROM_COUNTS_SQL = """,
 figures AS (
     SELECT question_id,
            SUM(first_tries) AS first_tries,
            SUM(CASE WHEN is_correct THEN first_tries ELSE 0 END) AS first_try_right,
-           1.0 * SUM(CASE WHEN is_correct THEN attempt_total END) / SUM(CASE WHEN is_correct THEN answers END)
-               AS average_attempts,
-           SUM(CASE WHEN prev_day IS NULL OR prev_day < %s THEN learners ELSE 0 END) AS learners,
+           1.0 * SUM(CASE WHEN is_correct THEN attempt_total END)
+               / NULLIF(SUM(CASE WHEN is_correct THEN answers END), 0) AS average_attempts,
+           SUM(CASE WHEN prev_day < %s THEN learners ELSE 0 END) AS learners,
            SUM(answers) AS answers
-    FROM counts GROUP BY question_id
+    FROM counts GROUP BY question_id HAVING SUM(answers) > 0
 ),
 wrong AS (
     SELECT question_id, choice_id, SUM(answers) AS picked
-    FROM counts WHERE NOT is_correct GROUP BY question_id, choice_id
+    FROM counts WHERE NOT is_correct GROUP BY question_id, choice_id HAVING SUM(answers) > 0
 )"""
 
 
@@ -110,15 +90,6 @@ wrong AS (
 )"""
 
 
-def _only_counted_learners_answered(*, course: Course, filters: DashboardFilters) -> bool:
-    """Whether everyone who answered in the range is a learner the dashboard counts, so the
-    course's answer counts (which count everyone) are the counted learners' own."""
-    if filters.cohort is not None:
-        return False
-    answerers = _summaries(ChapterSummary, course=course, filters=filters)
-    return not answerers.exclude(user_id__in=_learner_ids(course=course, filters=filters)).exists()
-
-
 def _question_figures(*, course: Course, filters: DashboardFilters, whole_history: bool) -> dict[int, dict]:
     """{question id: figures} for the questions the counted learners answered in the range."""
     choices = Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text")
@@ -132,10 +103,10 @@ def _question_figures(*, course: Course, filters: DashboardFilters, whole_histor
             question_counts=QuestionCount.objects.filter(**scope).values("question_id", "learners"),
             choices=choices,
         )
-    elif _only_counted_learners_answered(course=course, filters=filters):
+    else:
         sql, params = _with_tables(
             _FROM_COUNTS_SQL + _TOP_WRONG_SQL,
-            counts=_summaries(AnswerDaySummary, course=course, filters=filters).values(
+            counts=_day_counts(ChoiceDayCount, course=course, filters=filters).values(
                 "question_id",
                 "choice_id",
                 "is_correct",
@@ -147,16 +118,7 @@ def _question_figures(*, course: Course, filters: DashboardFilters, whole_histor
             ),
             choices=choices,
         )
-        params.append(filters.start)
-    else:
-        sql, params = _with_tables(
-            _FROM_ANSWERS_SQL + _TOP_WRONG_SQL,
-            learners=_learner_ids(course=course, filters=filters),
-            course_answers=_course_answers(course=course, filters=filters).values(
-                "question_id", "user_id", "choice_id", "attempt", "is_correct"
-            ),
-            choices=choices,
-        )
+        params.append(_range_start(filters))
     return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
 
 

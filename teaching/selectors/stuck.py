@@ -2,8 +2,11 @@
 progress (a first pass, a right answer, a completed chapter) for days.
 
 With no date range (or one that leaves nothing out) the list is read from each enrolled learner's
-standing (teaching.models.LearnerStanding), one narrow row per learner; otherwise every per-learner figure is
-grouped from the summaries, passes and completions once and joined to the learners.
+standing (teaching.models.LearnerStanding), one narrow row per learner; with a range that reaches
+today, from the standings with the failing runs of the range, grouped from the summaries of the few
+learners whose standing has that many failing runs in all; for a range that ended earlier every
+per-learner figure is grouped from the summaries, passes and completions once and joined to the
+learners.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from teaching.selectors.filters import (
     _datetime,
     _enrolments,
     _exercise_ids,
+    _reaches_today,
     _summaries,
     _whole_history,
     _with_tables,
@@ -108,15 +112,10 @@ LIMIT %s
 
 
 # The same list from each enrolled learner's standing (teaching.models.LearnerStanding), with no
-# date range: the rows are counted and ordered on the one table, and only the listed learners'
-# names and exercises are joined.
-_STUCK_FROM_STANDINGS_SQL = """,
-stuck AS (
-    SELECT user_id, progress_at, failing_exercise_id,
-           CASE WHEN failing_runs >= %s AND failing_exercise_id IS NOT NULL THEN failing_runs END AS failed,
-           (progress_at < %s AND completed_chapters < (SELECT COUNT(*) FROM chapters)) AS idle
-    FROM standings
-),
+# date range or one that reaches today: the rows are counted and ordered on the one table, and only
+# the listed learners' names and exercises are joined. `stuck` is each learner's row, with their
+# failing exercise and its failed runs (none below the threshold), idle or not.
+_STUCK_LISTED_SQL = """
 listed AS (
     SELECT stuck.*, COUNT(*) OVER () AS total
     FROM stuck
@@ -131,6 +130,42 @@ JOIN users ON users.id = listed.user_id
 LEFT JOIN exercises ON exercises.id = listed.failing_exercise_id
 ORDER BY failed IS NULL, progress_at, listed.user_id
 """
+_STUCK_FROM_STANDINGS_SQL = "".join(
+    (
+        """,
+stuck AS (
+    SELECT user_id, progress_at, failing_exercise_id,
+           CASE WHEN failing_runs >= %s AND failing_exercise_id IS NOT NULL THEN failing_runs END AS failed,
+           (progress_at < %s AND completed_chapters < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM standings
+),""",
+        _STUCK_LISTED_SQL,
+    )
+)
+# In a range that reaches today the failing runs are the range's: only learners whose standing has
+# as many failing runs in all can have them (`failing`, grouped from their summaries in the range),
+# and a standing's progress is the range's (everything up to now).
+_STUCK_IN_RANGE_SQL = "".join(
+    (
+        """,
+worst AS (
+    SELECT failing.user_id, failing.exercise_id, failing.failed,
+           ROW_NUMBER() OVER (
+               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
+           ) AS n
+    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
+    )
+),
+stuck AS (
+    SELECT standings.user_id, progress_at, worst.exercise_id AS failing_exercise_id, worst.failed,
+           (progress_at < %s AND completed_chapters < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM standings LEFT JOIN worst ON worst.user_id = standings.user_id AND worst.n = 1
+),""",
+        _STUCK_LISTED_SQL,
+    )
+)
 
 
 def stuck_learner_list(
@@ -145,6 +180,8 @@ def stuck_learner_list(
         whole_history = _whole_history(course=course, filters=filters)
     if whole_history:
         return _stuck_from_standings(course=course, filters=filters, limit=limit)
+    if _reaches_today(filters):
+        return _stuck_in_range_from_standings(course=course, filters=filters, limit=limit)
     return _stuck_from_summaries(course=course, filters=filters, limit=limit)
 
 
@@ -157,24 +194,50 @@ def _idle_since(filters: DashboardFilters):
     return connection.ops.adapt_datetimefield_value(idle_since)
 
 
-def _stuck_from_standings(*, course: Course, filters: DashboardFilters, limit: int):
+def _standings(*, course: Course, filters: DashboardFilters) -> QuerySet[LearnerStanding]:
     standings = LearnerStanding.objects.filter(course=course)
     if filters.cohort is not None:
         standings = standings.filter(
             user_id__in=CohortMembership.objects.filter(cohort=filters.cohort).values("user_id")
         )
-    if filters.end_before is not None:  # a range that leaves nothing out may still end in the future
+    if filters.end_before is not None:  # a range that reaches today may still end in the future
         standings = standings.filter(enrolment__enrolled_at__lt=filters.end_before)
+    return standings
+
+
+def _listed_tables(*, course: Course) -> dict[str, QuerySet]:
+    return {
+        "chapters": Chapter.objects.filter(course=course).values("id"),
+        "users": get_user_model().objects.values("id", "username"),
+        "exercises": Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
+    }
+
+
+def _stuck_from_standings(*, course: Course, filters: DashboardFilters, limit: int):
+    standings = _standings(course=course, filters=filters)
     sql, params = _with_tables(
         _STUCK_FROM_STANDINGS_SQL,
         standings=standings.values(
             "user_id", "progress_at", "completed_chapters", "failing_runs", "failing_exercise_id"
         ),
-        chapters=Chapter.objects.filter(course=course).values("id"),
-        users=get_user_model().objects.values("id", "username"),
-        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title"),
+        **_listed_tables(course=course),
     )
     return _stuck_rows(sql, [*params, stuck_failed_runs(), _idle_since(filters), limit])
+
+
+def _stuck_in_range_from_standings(*, course: Course, filters: DashboardFilters, limit: int):
+    standings = _standings(course=course, filters=filters)
+    candidates = standings.filter(failing_runs__gte=stuck_failed_runs()).values("user_id")
+    sql, params = _with_tables(
+        _STUCK_IN_RANGE_SQL,
+        standings=standings.values("user_id", "progress_at", "completed_chapters"),
+        failing=_failing_runs_by_exercise(course=course, filters=filters).filter(user_id__in=candidates),
+        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course), user_id__in=candidates)
+        .exclude(passed_at=None)
+        .values("user_id", "exercise_id"),
+        **_listed_tables(course=course),
+    )
+    return _stuck_rows(sql, [*params, _idle_since(filters), limit])
 
 
 def _stuck_from_summaries(*, course: Course, filters: DashboardFilters, limit: int):

@@ -5,9 +5,15 @@ Each enrolled learner adds to the counts what their own rows say (their `share`)
 - per exercise, from their summaries of it: their runs, time-outs, memory stops and error types,
   one learner who ran it, and, when they passed, one learner who passed and one at their number of
   runs to the first pass; when their runs were timed, one learner at their mean run time;
-- per chapter, from their progress row: one learner who started it, finished its quiz, completed it;
+- the same per exercise and day, for date ranges (teaching.models.ExerciseDayCount and its
+  siblings): each day's runs and errors with one learner in the row of their previous day of runs,
+  one learner in the row of their previous day with a pass (the first with its runs to the pass),
+  one learner at their mean run time that day;
+- per chapter, from their progress row: one learner who started it, finished its quiz, completed
+  it, and one on the day they finished the quiz and on the day they completed it;
 - per question, from their answers: their answers per choice (first tries, attempt numbers), and
-  one learner who answered.
+  one learner who answered; the same per day, with one learner on each day they answered in the row
+  of their previous day of answers to it.
 
 The share goes to the course's counts and to those of each of the course's cohorts the learner is
 in (their `scopes`). A change is the share after it less the share before it, so the counts move
@@ -25,21 +31,31 @@ rows in opposite orders (a deadlock).
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 from collections import Counter
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Min, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models.functions import TruncDate
 
 from courses.models import ChapterProgress, CohortMembership, Course, Enrolment, QuizAnswer
 from teaching.models import (
+    NO_DAY,
     ChapterCount,
+    ChapterDayCount,
     ChoiceCount,
+    ChoiceDayCount,
     ExerciseCount,
+    ExerciseDayCount,
     ExerciseErrorCount,
+    ExerciseErrorDayCount,
     ExerciseErrorSummary,
     ExercisePassCount,
+    ExercisePassDayCount,
     ExerciseSummary,
     ExerciseTimeCount,
+    ExerciseTimeDayCount,
     QuestionCount,
 )
 
@@ -53,21 +69,29 @@ _MODELS = {
     ExercisePassCount: ("exercise_id", ("runs_to_pass",)),
     ExerciseTimeCount: ("exercise_id", ("mean_ms",)),
     ExerciseErrorCount: ("exercise_id", ("error_name",)),
+    ExerciseDayCount: ("exercise_id", ("day", "prev_day")),
+    ExercisePassDayCount: ("exercise_id", ("day", "prev_day", "runs_to_pass")),
+    ExerciseTimeDayCount: ("exercise_id", ("day", "mean_ms")),
+    ExerciseErrorDayCount: ("exercise_id", ("day", "error_name")),
     ChapterCount: ("chapter_id", ()),
+    ChapterDayCount: ("chapter_id", ("day",)),
     QuestionCount: ("question_id", ()),
     ChoiceCount: ("choice_id", ("is_correct", "question_id")),
+    ChoiceDayCount: ("choice_id", ("is_correct", "question_id", "day", "prev_day")),
 }
 _ORDER = {model: place for place, model in enumerate(_MODELS)}
 
-_TOTALS = {
-    "runs": Sum("runs"),
-    "timed_out": Sum("timed_out"),
-    "memory_stops": Sum("memory_stops"),
-    # With no date range a learner's runs to a first pass is their first pass's number.
-    "to_pass": Min("first_pass_number"),
-    "timed_runs": Sum("timed_runs"),
-    "duration_total_ms": Sum("duration_total_ms"),
-}
+# A learner's summary of an exercise on one day: what their shares are made of.
+_DAY_FIELDS = (
+    "day",
+    "runs",
+    "passes",
+    "timed_out",
+    "memory_stops",
+    "first_pass_number",
+    "timed_runs",
+    "duration_total_ms",
+)
 
 
 def _mean_ms(total_ms: int, timed_runs: int) -> int:
@@ -75,37 +99,77 @@ def _mean_ms(total_ms: int, timed_runs: int) -> int:
     return (2 * total_ms + timed_runs) // (2 * timed_runs)
 
 
-def _exercise_share(exercise_id: int, totals: dict) -> Share:
-    """What one learner adds to one exercise's counts (errors aside), from the sums of their
-    summaries of it."""
+def _two_figures(ms: int) -> int:
+    """ms to two significant figures, half up: a day's mean run time as ExerciseTimeDayCount keeps it."""
+    if ms < 100:
+        return ms
+    scale = 10 ** (len(str(ms)) - 2)
+    return (ms + scale // 2) // scale * scale
+
+
+def _exercise_share(exercise_id: int, days: list[dict]) -> Share:
+    """What one learner adds to one exercise's counts (errors aside), from their summaries of it
+    (_DAY_FIELDS), oldest day first."""
     share = Share()
-    if not totals.get("runs"):
+    days = [day for day in days if day["runs"]]
+    if not days:
         return share
     row = (ExerciseCount, exercise_id, ())
-    share[(*row, "runs")] += totals["runs"]
-    share[(*row, "timed_out")] += totals["timed_out"]
-    share[(*row, "memory_stops")] += totals["memory_stops"]
+    for field in ("runs", "timed_out", "memory_stops"):
+        share[(*row, field)] += sum(day[field] for day in days)
     share[(*row, "learners_ran")] += 1
-    if totals["to_pass"] is not None:
+    passes = [day for day in days if day["passes"]]
+    if passes:
         share[(*row, "learners_passed")] += 1
-        share[(ExercisePassCount, exercise_id, (totals["to_pass"],), "learners")] += 1
-    if totals["timed_runs"]:
-        mean = _mean_ms(totals["duration_total_ms"], totals["timed_runs"])
+        share[(ExercisePassCount, exercise_id, (passes[0]["first_pass_number"],), "learners")] += 1
+    timed_runs = sum(day["timed_runs"] for day in days)
+    if timed_runs:
+        mean = _mean_ms(sum(day["duration_total_ms"] for day in days), timed_runs)
         share[(ExerciseTimeCount, exercise_id, (mean,), "learners")] += 1
+    # Per day: the learner in the row of their previous day (see ExerciseDayCount).
+    prev = NO_DAY
+    for day in days:
+        row = (ExerciseDayCount, exercise_id, (day["day"], prev))
+        for field in ("runs", "timed_out", "memory_stops"):
+            share[(*row, field)] += day[field]
+        share[(*row, "learners")] += 1
+        prev = day["day"]
+        if day["timed_runs"]:
+            mean = _two_figures(_mean_ms(day["duration_total_ms"], day["timed_runs"]))
+            share[(ExerciseTimeDayCount, exercise_id, (day["day"], mean), "learners")] += 1
+    prev = NO_DAY
+    for day in passes:
+        to_pass = day["first_pass_number"] if prev == NO_DAY else 0
+        share[(ExercisePassDayCount, exercise_id, (day["day"], prev, to_pass), "learners")] += 1
+        prev = day["day"]
     return share
+
+
+def _error_share(exercise_id: int, day: dt.date, error_name: str, runs: int) -> Share:
+    return Share(
+        {
+            (ExerciseErrorCount, exercise_id, (error_name,), "runs"): runs,
+            (ExerciseErrorDayCount, exercise_id, (day, error_name), "runs"): runs,
+        }
+    )
 
 
 def _exercises_share(where: dict, *, errors: bool = True) -> Share:
     """A learner's shares of the exercises whose summaries `where` picks (one learner's)."""
     share = Share()
-    for totals in ExerciseSummary.objects.filter(**where).values("exercise_id").annotate(**_TOTALS).order_by():
-        share.update(_exercise_share(totals["exercise_id"], totals))
+    rows = ExerciseSummary.objects.filter(**where).values("exercise_id", *_DAY_FIELDS).order_by("exercise_id", "day")
+    for exercise_id, days in itertools.groupby(rows, key=lambda row: row["exercise_id"]):
+        share.update(_exercise_share(exercise_id, list(days)))
     if not errors:
         return share
-    error_rows = ExerciseErrorSummary.objects.filter(**where).values("exercise_id", "error_name")
-    for row in error_rows.annotate(n=Sum("runs")).order_by():
-        share[(ExerciseErrorCount, row["exercise_id"], (row["error_name"],), "runs")] += row["n"]
+    error_rows = ExerciseErrorSummary.objects.filter(**where).values("exercise_id", "day", "error_name", "runs")
+    for row in error_rows:
+        share.update(_error_share(row["exercise_id"], row["day"], row["error_name"], row["runs"]))
     return share
+
+
+def _day(at: dt.datetime | None) -> dt.date | None:
+    return at.astimezone(dt.UTC).date() if at else None
 
 
 def _chapters_share(progress: QuerySet) -> Share:
@@ -117,27 +181,46 @@ def _chapters_share(progress: QuerySet) -> Share:
         share[(ChapterCount, chapter_id, (), "started")] += 1
         share[(ChapterCount, chapter_id, (), "quiz_finished")] += quiz_finished_at is not None
         share[(ChapterCount, chapter_id, (), "completed")] += completed_at is not None
+        if quiz_finished_at is not None:
+            share[(ChapterDayCount, chapter_id, (_day(quiz_finished_at),), "quiz_finished")] += 1
+        if completed_at is not None:
+            share[(ChapterDayCount, chapter_id, (_day(completed_at),), "completed")] += 1
     return share
 
 
-_ANSWER_FIGURES = {
-    "answers": Count("id"),
-    "first_tries": Count("id", filter=Q(attempt=1)),
-    "attempt_total": Sum("attempt"),
-}
+_ANSWER_COLUMNS = ("user_id", "question_id", "choice_id", "is_correct", "attempt", "answered_at")
+
+
+def _question_share(answers: list[tuple]) -> Share:
+    """What one learner adds to one question's counts, from their answers to it (_ANSWER_COLUMNS),
+    oldest first: their answers per choice, all told and per day, and one learner who answered it,
+    all told and on each day they did (in the row of their previous day, see ChoiceDayCount)."""
+    share = Share()
+    prev = NO_DAY
+    for day, same_day in itertools.groupby(answers, key=lambda answer: _day(answer[5])):
+        first_of_day = True
+        for _, question_id, choice_id, is_correct, attempt, _ in same_day:
+            for key in (
+                (ChoiceCount, choice_id, (is_correct, question_id)),
+                (ChoiceDayCount, choice_id, (is_correct, question_id, day, prev)),
+            ):
+                share[(*key, "answers")] += 1
+                share[(*key, "first_tries")] += attempt == 1
+                share[(*key, "attempt_total")] += attempt
+            share[(ChoiceDayCount, choice_id, (is_correct, question_id, day, prev), "learners")] += first_of_day
+            first_of_day = False
+        prev = day
+    if answers:
+        share[(QuestionCount, answers[0][1], (), "learners")] += 1
+    return share
 
 
 def _questions_share(answers: QuerySet) -> Share:
-    """A learner's shares of the questions of their answers."""
+    """A learner's shares of the questions of their answers (one learner's)."""
     share = Share()
-    questions = set()
-    for row in answers.values("choice_id", "is_correct", "question_id").annotate(**_ANSWER_FIGURES).order_by():
-        questions.add(row["question_id"])
-        key = (ChoiceCount, row["choice_id"], (row["is_correct"], row["question_id"]))
-        for field in _ANSWER_FIGURES:
-            share[(*key, field)] += row[field]
-    for question_id in questions:
-        share[(QuestionCount, question_id, (), "learners")] += 1
+    rows = answers.order_by("question_id", "answered_at", "id").values_list(*_ANSWER_COLUMNS)
+    for _, one_question in itertools.groupby(rows, key=lambda row: row[1]):
+        share.update(_question_share(list(one_question)))
     return share
 
 
@@ -232,8 +315,10 @@ def exercise_part(*, user_id: int, exercise_id: int):
     return lambda: _exercises_share({"user_id": user_id, "exercise_id": exercise_id}, errors=False)
 
 
-def run_error(*, exercise_id: int, error_name: str) -> Share:
-    return Share({(ExerciseErrorCount, exercise_id, (error_name,), "runs"): 1} if error_name else {})
+def run_error(*, exercise_id: int, error_name: str, created_at: dt.datetime) -> Share:
+    """A run's error: one more of it in the exercise's counts, and on the run's day (by the day it
+    was made, as its summary)."""
+    return _error_share(exercise_id, _day(created_at), error_name, 1) if error_name else Share()
 
 
 def chapter_part(*, user_id: int, chapter_id: int):
@@ -320,26 +405,34 @@ def _counted_by(*, course: Course, learners: QuerySet) -> Share:
     """The counts of a set of learners (a values("user_id") queryset), added up by the database
     where a sum will do and per learner where a figure is a learner's own (runs to pass, mean)."""
     counts = Share()
-    totals = (
+    days = (
         ExerciseSummary.objects.filter(course=course, user_id__in=learners)
-        .values("exercise_id", "user_id")
-        .annotate(**_TOTALS)
-        .order_by()
+        .values("user_id", "exercise_id", *_DAY_FIELDS)
+        .order_by("user_id", "exercise_id", "day")
     )
-    for row in totals.iterator(chunk_size=10000):
-        counts.update(_exercise_share(row["exercise_id"], row))
+    for (_, exercise_id), rows in itertools.groupby(
+        days.iterator(chunk_size=10000), key=lambda row: (row["user_id"], row["exercise_id"])
+    ):
+        counts.update(_exercise_share(exercise_id, list(rows)))
     errors = ExerciseErrorSummary.objects.filter(course=course, user_id__in=learners)
-    for row in errors.values("exercise_id", "error_name").annotate(n=Sum("runs")).order_by():
-        counts[(ExerciseErrorCount, row["exercise_id"], (row["error_name"],), "runs")] += row["n"]
+    for row in errors.values("exercise_id", "day", "error_name").annotate(n=Sum("runs")).order_by():
+        counts.update(_error_share(row["exercise_id"], row["day"], row["error_name"], row["n"]))
     progress = ChapterProgress.objects.filter(chapter__course=course, user_id__in=learners)
     figures = {"started": Count("id"), "quiz_finished": Count("quiz_finished_at"), "completed": Count("completed_at")}
     for row in progress.values("chapter_id").annotate(**figures).order_by():
         for field in figures:
             counts[(ChapterCount, row["chapter_id"], (), field)] += row[field]
-    answers = QuizAnswer.objects.filter(question__chapter__course=course, user_id__in=learners)
-    for row in answers.values("choice_id", "is_correct", "question_id").annotate(**_ANSWER_FIGURES).order_by():
-        for field in _ANSWER_FIGURES:
-            counts[(ChoiceCount, row["choice_id"], (row["is_correct"], row["question_id"]), field)] += row[field]
-    for row in answers.values("question_id").annotate(n=Count("user_id", distinct=True)).order_by():
-        counts[(QuestionCount, row["question_id"], (), "learners")] += row["n"]
+    for field in ("quiz_finished", "completed"):
+        on_days = progress.exclude(**{f"{field}_at": None}).values(
+            "chapter_id", d=TruncDate(f"{field}_at", tzinfo=dt.UTC)
+        )
+        for row in on_days.annotate(n=Count("id")).order_by():
+            counts[(ChapterDayCount, row["chapter_id"], (row["d"],), field)] += row["n"]
+    answers = (
+        QuizAnswer.objects.filter(question__chapter__course=course, user_id__in=learners)
+        .order_by("user_id", "question_id", "answered_at", "id")
+        .values_list(*_ANSWER_COLUMNS)
+    )
+    for _, one_question in itertools.groupby(answers.iterator(chunk_size=10000), key=lambda row: row[:2]):
+        counts.update(_question_share(list(one_question)))
     return counts

@@ -149,8 +149,6 @@ def course_data_generate(
                 depth=depths[index],
             )
         writer.flush()
-        # Counted over every learner, so from the stored answers once they are all written.
-        rollups.answer_day_summaries_write(course_id=course.pk, writer=writer)
     course_counts.course_counts_rebuild(course=course)
     standings.standings_rebuild(course=course)
     return GeneratedCourse(

@@ -15,11 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Max, Q, Sum
+from django.db.models import F, Sum
 
 from courses.models import Course, QuizAnswer
 from runner.models import Run
-from teaching.models import AnswerDaySummary, ChapterSummary, ExerciseErrorSummary, ExerciseSummary
+from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.services.bulk import RowWriter
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.standings import standings_rebuild
@@ -135,52 +135,6 @@ def chapter_summary_add_answer(*, course_id: int, answer: AnswerFacts) -> Chapte
     return summary
 
 
-def answer_day_summary_add_answer(
-    *, course_id: int, question_id: int, choice_id: int, answer_id: int, answer: AnswerFacts
-) -> None:
-    """Count one saved quiz answer in the course's answer counts. Call it inside the transaction
-    that saved the answer (after the learner's earlier answers to the question, which it reads)."""
-    day = _day(answer.answered_at)
-    # The learner's answers to the question before this one (so answers told again in order, as
-    # a check of the rebuild does, count as they did when saved).
-    earlier = QuizAnswer.objects.filter(
-        Q(answered_at__lt=answer.answered_at) | Q(answered_at=answer.answered_at, pk__lt=answer_id),
-        user_id=answer.user_id,
-        question_id=question_id,
-    )
-    latest_before = earlier.filter(answered_at__lt=_day_start(day)).aggregate(at=Max("answered_at"))["at"]
-    key = {
-        "choice_id": choice_id,
-        "is_correct": answer.is_correct,
-        "day": day,
-        "prev_day": _day(latest_before) if latest_before else None,
-    }
-    first_of_day = not earlier.filter(answered_at__gte=_day_start(day)).exists()
-    added = _answer_counts([answer], learners=int(first_of_day))
-    counts = {name: F(name) + value for name, value in added.items()}
-    with transaction.atomic():
-        if AnswerDaySummary.objects.filter(**key).update(**counts):
-            return
-        try:
-            with transaction.atomic():
-                AnswerDaySummary.objects.create(**key, question_id=question_id, course_id=course_id, **added)
-        except IntegrityError:  # made meanwhile by another learner's answer
-            AnswerDaySummary.objects.filter(**key).update(**counts)
-
-
-def _day_start(day: dt.date) -> dt.datetime:
-    return dt.datetime.combine(day, dt.time.min, tzinfo=dt.UTC)
-
-
-def _answer_counts(answers: list[AnswerFacts], *, learners: int) -> dict[str, int]:
-    return {
-        "answers": len(answers),
-        "first_tries": sum(answer.attempt == 1 for answer in answers),
-        "attempt_total": sum(answer.attempt for answer in answers),
-        "learners": learners,
-    }
-
-
 # --- From rows: a learner's runs of one exercise, or answers in one chapter, oldest first -------------
 
 
@@ -233,76 +187,6 @@ def chapter_summaries_build(*, course_id: int, answers: Iterable[AnswerFacts]) -
     return list(by_day.values())
 
 
-def answer_day_summaries_build(*, course_id: int, answers) -> list[AnswerDaySummary]:
-    """The course's answer counts from its answers as (question, choice, AnswerFacts), given in
-    order of question, learner and time."""
-    counts: dict[tuple, AnswerDaySummary] = {}
-    for _, one_learner in itertools.groupby(answers, key=lambda row: (row[0], row[2].user_id)):
-        prev_day = None
-        for day, same_day in itertools.groupby(one_learner, key=lambda row: _day(row[2].answered_at)):
-            first_of_day = True
-            for question_id, choice_id, answer in same_day:
-                key = (choice_id, answer.is_correct, day, prev_day)
-                summary = counts.get(key)
-                if summary is None:
-                    summary = counts[key] = AnswerDaySummary(
-                        choice_id=choice_id,
-                        question_id=question_id,
-                        course_id=course_id,
-                        is_correct=answer.is_correct,
-                        day=day,
-                        prev_day=prev_day,
-                    )
-                for name, value in _answer_counts([answer], learners=int(first_of_day)).items():
-                    setattr(summary, name, getattr(summary, name) + value)
-                first_of_day = False
-            prev_day = day
-    return list(counts.values())
-
-
-def answer_day_summaries_write(*, course_id: int, writer: RowWriter) -> None:
-    """Write the course's answer counts built from its stored answers (the course has none yet)."""
-    answers = (
-        QuizAnswer.objects.filter(question__chapter__course_id=course_id)
-        .order_by("question_id", "user_id", "answered_at", "id")
-        .values_list(
-            "question_id", "choice_id", "user_id", "question__chapter_id", "attempt", "is_correct", "answered_at"
-        )
-    )
-    rows = ((question, choice, AnswerFacts(*facts)) for question, choice, *facts in answers.iterator(chunk_size=5000))
-    for summary in answer_day_summaries_build(course_id=course_id, answers=rows):
-        writer.add(summary)
-    writer.flush()
-
-
-def answer_day_summaries_remove_learner(*, user_id: int) -> None:
-    """Take a learner's answers out of the answer counts, before they are deleted with the learner.
-    Each learner adds rows of their own answers alone (the previous day and first answer of a day
-    are the learner's own), so what to take away is what the builder makes of their answers."""
-    answers = (
-        QuizAnswer.objects.filter(user_id=user_id)
-        .order_by("question__chapter__course_id", "question_id", "answered_at", "id")
-        .values_list(
-            "question__chapter__course_id",
-            "question_id",
-            "choice_id",
-            "user_id",
-            "question__chapter_id",
-            "attempt",
-            "is_correct",
-            "answered_at",
-        )
-    )
-    with transaction.atomic():
-        for course_id, rows in itertools.groupby(answers.iterator(), key=lambda row: row[0]):
-            facts = ((question, choice, AnswerFacts(*rest)) for _, question, choice, *rest in rows)
-            for made in answer_day_summaries_build(course_id=course_id, answers=facts):
-                key = {name: getattr(made, name) for name in ("choice_id", "is_correct", "day", "prev_day")}
-                names = ("answers", "first_tries", "attempt_total", "learners")
-                AnswerDaySummary.objects.filter(**key).update(**{name: F(name) - getattr(made, name) for name in names})
-            AnswerDaySummary.objects.filter(course_id=course_id, answers=0).delete()
-
-
 def run_facts(*, user_id, exercise_id, created_at, finished_at, status, check_passed, limit, duration_ms, error_name):
     return RunFacts(
         user_id=user_id,
@@ -347,7 +231,6 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         ExerciseSummary.objects.filter(course=course).delete()
         ExerciseErrorSummary.objects.filter(course=course).delete()
         ChapterSummary.objects.filter(course=course).delete()
-        AnswerDaySummary.objects.filter(course=course).delete()
         writer = RowWriter()
         facts = (run_facts(**dict(zip(run_columns, row, strict=True))) for row in runs.iterator(chunk_size=5000))
         for _, group in itertools.groupby(facts, key=lambda run: (run.exercise_id, run.user_id)):
@@ -362,15 +245,10 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
                 writer.add(summary)
         writer.flush()
         say(f"{writer.written.get(ChapterSummary, 0)} chapter summaries")
-        answer_day_summaries_write(course_id=course.pk, writer=writer)
-        say(f"{writer.written.get(AnswerDaySummary, 0)} answer counts")
         say(f"{course_counts_rebuild(course=course)} exercise counts")
         say(f"{standings_rebuild(course=course)} learner standings")
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            tables = (
-                model._meta.db_table
-                for model in (ExerciseSummary, ExerciseErrorSummary, ChapterSummary, AnswerDaySummary)
-            )
+            tables = (model._meta.db_table for model in (ExerciseSummary, ExerciseErrorSummary, ChapterSummary))
             cursor.execute(f"ANALYZE {', '.join(tables)}")
     return writer.written.get(ExerciseSummary, 0), writer.written.get(ChapterSummary, 0)

@@ -1,18 +1,20 @@
-"""The course's answer counts per choice and day (teaching.models.AnswerDaySummary): the quiz
-questions' figures read from them equal the figures read from every answer, for any date range,
-and the counts kept as answers are saved equal a rebuild's."""
+"""The course's and cohorts' answer counts per choice and day (teaching.models.ChoiceDayCount): the
+quiz questions' figures read from them, for any date range and cohort, equal the figures counted
+from the counted learners' answers themselves, and the counts kept as answers are saved equal a
+rebuild's."""
 
 import datetime as dt
+from collections import Counter
 
 import pytest
 
-from courses.models import Choice, Enrolment, Question, QuizAnswer
+from courses.models import Choice, CohortMembership, Enrolment, Question, QuizAnswer
 from courses.signals import quiz_answered
-from teaching.models import AnswerDaySummary, ChapterSummary
+from teaching.models import ChoiceCount, ChoiceDayCount, QuestionCount
 from teaching.selectors import DashboardFilters, question_stats_list
-from teaching.selectors import questions as question_selectors
+from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.rollups import rollups_rebuild
-from tests.teaching.test_rollups import _summaries
+from tests.teaching.test_course_counts import _counts
 
 pytestmark = pytest.mark.django_db
 
@@ -51,18 +53,59 @@ def _ranges(now):
     return [(start, end) for start in days for end in days if not (start and end and start > end)]
 
 
-def _from_answers(monkeypatch, **kwargs):
-    with monkeypatch.context() as patch:
-        patch.setattr(question_selectors, "_only_counted_learners_answered", lambda **_: False)
-        return question_stats_list(**kwargs)
+def _from_answers(*, course, filters) -> list[tuple]:
+    """Each question's figures counted from the answers in the range of the learners enrolled (in
+    the cohort) now, by the figures' definitions."""
+    learners = Enrolment.objects.filter(course=course).values("user_id")
+    if filters.cohort is not None:
+        learners = learners.filter(user_id__in=CohortMembership.objects.filter(cohort=filters.cohort).values("user_id"))
+    figures = []
+    for question in Question.objects.filter(chapter__course=course).order_by("chapter__number", "position"):
+        answers = QuizAnswer.objects.filter(question=question, user_id__in=learners).select_related("choice")
+        if filters.start:
+            answers = answers.filter(answered_at__date__gte=filters.start)
+        if filters.end:
+            answers = answers.filter(answered_at__date__lte=filters.end)
+        answers = list(answers)
+        first = [answer for answer in answers if answer.attempt == 1]
+        right = [answer.attempt for answer in answers if answer.is_correct]
+        wrong = Counter((answer.choice.position, answer.choice.text) for answer in answers if not answer.is_correct)
+        top = min(wrong, key=lambda choice: (-wrong[choice], choice[0]), default=None)
+        figures.append(
+            (
+                len(first),
+                sum(answer.is_correct for answer in first),
+                round(sum(right) / len(right), 2) if right else None,
+                len({answer.user_id for answer in answers}),
+                len(answers),
+                top[1] if top else "",
+                wrong[top] if top else 0,
+            )
+        )
+    return figures
 
 
-def test_question_figures_from_the_counts_equal_those_from_every_answer(spread, monkeypatch):
-    for start, end in _ranges(spread.now):
-        filters = DashboardFilters(start=start, end=end)
-        assert question_selectors._only_counted_learners_answered(course=spread.course, filters=filters)
-        from_counts = question_stats_list(course=spread.course, filters=filters)
-        assert from_counts == _from_answers(monkeypatch, course=spread.course, filters=filters), (start, end)
+def _figures(stats) -> list[tuple]:
+    return [
+        (
+            q.first_tries,
+            q.first_try_right,
+            q.average_attempts,
+            q.learners,
+            q.answers,
+            q.top_wrong_choice,
+            q.top_wrong_count,
+        )
+        for q in stats
+    ]
+
+
+def test_question_figures_in_any_range_and_cohort_equal_those_counted_from_the_answers(spread):
+    for cohort in (None, spread.morning):
+        for start, end in _ranges(spread.now):
+            filters = DashboardFilters(cohort=cohort, start=start, end=end)
+            from_counts = _figures(question_stats_list(course=spread.course, filters=filters))
+            assert from_counts == _from_answers(course=spread.course, filters=filters), (cohort, start, end)
 
 
 def test_learners_who_came_back_to_a_question_count_once_in_a_range(spread):
@@ -72,27 +115,30 @@ def test_learners_who_came_back_to_a_question_count_once_in_a_range(spread):
     assert (q2.learners, q2.answers, q2.first_tries) == (3, 6, 1)
 
 
-def test_an_answer_by_someone_not_counted_is_left_out(spread, monkeypatch):
-    # An instructor trying the quiz is not an enrolled learner: the counts hold their answer, so
-    # the figures are read from the counted learners' answers.
+def test_an_answer_by_someone_not_counted_is_left_out(spread):
+    # An instructor trying the quiz is not an enrolled learner.
     QuizAnswer.objects.create(
         user=spread.teacher, question=spread.q2, choice=spread.q2.choices.get(position=2), is_correct=False, attempt=1
     )
     rollups_rebuild(course=spread.course)
     assert not Enrolment.objects.filter(user=spread.teacher, course=spread.course).exists()
-    q2 = question_stats_list(course=spread.course, filters=DashboardFilters())[1]
-    assert (q2.learners, q2.answers, q2.first_tries) == (4, 10, 4)
+    today = DashboardFilters(start=spread.now.date())
+    for filters in (DashboardFilters(), today):
+        q2 = question_stats_list(course=spread.course, filters=filters)[1]
+        assert (q2.learners, q2.answers) == ((4, 10) if filters.start is None else (1, 1))  # dan's answer today
 
 
 def test_answers_told_as_they_are_saved_add_up_to_a_rebuild(spread):
-    def rows():
-        return _summaries(spread.course)[2:]  # the chapter summaries and the answer counts
-
-    rebuilt = rows()
-    assert all(rebuilt)
-    AnswerDaySummary.objects.all().delete()
-    ChapterSummary.objects.all().delete()
-    for answer in QuizAnswer.objects.select_related("question__chapter").order_by("answered_at", "id"):
+    rebuilt = _counts(spread.course)
+    assert ChoiceDayCount.objects.filter(course=spread.course).exclude(prev_day=dt.date(1, 1, 1)).exists()
+    answers = list(QuizAnswer.objects.select_related("question__chapter").order_by("answered_at", "id"))
+    QuizAnswer.objects.all().delete()
+    for model in (ChoiceCount, ChoiceDayCount, QuestionCount):
+        model.objects.all().delete()
+    for answer in answers:  # saved again one by one, in order, each told as the quiz service tells it
+        answered_at, answer.pk = answer.answered_at, None
+        answer.save()  # the time is set on creation: put back the original
+        QuizAnswer.objects.filter(pk=answer.pk).update(answered_at=answered_at)
         quiz_answered.send(
             sender=QuizAnswer,
             answer_id=answer.pk,
@@ -103,17 +149,17 @@ def test_answers_told_as_they_are_saved_add_up_to_a_rebuild(spread):
             choice_id=answer.choice_id,
             attempt=answer.attempt,
             is_correct=answer.is_correct,
-            answered_at=answer.answered_at,
+            answered_at=answered_at,
         )
-    assert rows() == rebuilt
+    assert _counts(spread.course) == rebuilt
 
 
-def test_a_deleted_learners_answers_leave_the_counts(spread, monkeypatch):
+def test_a_deleted_learners_answers_leave_the_counts(spread):
     spread.bob.delete()
-    counted = _summaries(spread.course)[3]
-    rollups_rebuild(course=spread.course)
-    assert counted == _summaries(spread.course)[3]
-    filters = DashboardFilters()
-    assert question_selectors._only_counted_learners_answered(course=spread.course, filters=filters)
-    q1, q2 = question_stats_list(course=spread.course, filters=filters)
+    counted = _counts(spread.course)
+    course_counts_rebuild(course=spread.course)
+    assert counted == _counts(spread.course)
+    q1, q2 = question_stats_list(
+        course=spread.course, filters=DashboardFilters(start=spread.now.date() - dt.timedelta(days=30))
+    )
     assert (q1.learners, q1.answers, q2.learners, q2.answers) == (2, 3, 3, 6)

@@ -15,15 +15,20 @@ from courses.services.quizzes import quiz_answer
 from runner.models import Run
 from teaching.models import (
     ChapterCount,
+    ChapterDayCount,
     ChoiceCount,
+    ChoiceDayCount,
     ExerciseCount,
+    ExerciseDayCount,
     ExerciseErrorCount,
+    ExerciseErrorDayCount,
     ExercisePassCount,
+    ExercisePassDayCount,
     ExerciseTimeCount,
+    ExerciseTimeDayCount,
     QuestionCount,
 )
 from teaching.selectors.course import (
-    _exercise_figures,
     _exercise_figures_from_counts,
     chapter_funnel,
     exercise_stats_list,
@@ -33,6 +38,7 @@ from teaching.selectors.questions import _question_figures
 from teaching.services.cohorts import cohort_member_add
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.course_data import course_data_generate
+from tests.teaching import reference
 from tests.teaching.conftest import _finish, _run
 
 # Each model: the fields that name a row, and its counts.
@@ -44,9 +50,21 @@ COUNT_FIELDS = {
     ExercisePassCount: (("cohort_id", "exercise_id", "runs_to_pass"), ("learners",)),
     ExerciseTimeCount: (("cohort_id", "exercise_id", "mean_ms"), ("learners",)),
     ExerciseErrorCount: (("cohort_id", "exercise_id", "error_name"), ("runs",)),
+    ExerciseDayCount: (
+        ("cohort_id", "exercise_id", "day", "prev_day"),
+        ("runs", "timed_out", "memory_stops", "learners"),
+    ),
+    ExercisePassDayCount: (("cohort_id", "exercise_id", "day", "prev_day", "runs_to_pass"), ("learners",)),
+    ExerciseTimeDayCount: (("cohort_id", "exercise_id", "day", "mean_ms"), ("learners",)),
+    ExerciseErrorDayCount: (("cohort_id", "exercise_id", "day", "error_name"), ("runs",)),
     ChapterCount: (("cohort_id", "chapter_id"), ("started", "quiz_finished", "completed")),
+    ChapterDayCount: (("cohort_id", "chapter_id", "day"), ("quiz_finished", "completed")),
     QuestionCount: (("cohort_id", "question_id"), ("learners",)),
     ChoiceCount: (("cohort_id", "choice_id", "is_correct", "question_id"), ("answers", "first_tries", "attempt_total")),
+    ChoiceDayCount: (
+        ("cohort_id", "choice_id", "is_correct", "question_id", "day", "prev_day"),
+        ("answers", "first_tries", "attempt_total", "learners"),
+    ),
 }
 
 
@@ -73,7 +91,7 @@ def _number(value):
 
 
 def test_the_whole_course_figures_from_counts_are_the_learners_figures(hand_course):
-    from_summaries = _exercise_figures(course=hand_course.course, filters=DashboardFilters())
+    from_summaries = reference.exercise_figures(course=hand_course.course, filters=DashboardFilters())
     assert _figures(_exercise_figures_from_counts(course=hand_course.course, cohort=None)) == _figures(from_summaries)
     (e1, _) = exercise_stats_list(course=hand_course.course, filters=DashboardFilters())
     # By hand (conftest): ann, bob and cat ran e1; ann passed on run 2, bob on run 4; 9 runs.
@@ -91,10 +109,15 @@ def test_counts_on_a_generated_course_are_the_learners_figures():
         filters = DashboardFilters(cohort=cohort)
         counted = _figures(_exercise_figures_from_counts(course=course, cohort=cohort))
         assert counted
-        assert counted == _figures(_exercise_figures(course=course, filters=filters))
+        assert counted == _figures(reference.exercise_figures(course=course, filters=filters))
         funnel = chapter_funnel(course=course, filters=filters, enrolled=60, whole_history=True)
-        assert funnel == chapter_funnel(course=course, filters=filters, enrolled=60, whole_history=False)
+        assert [(row.started, row.quiz_finished, row.completed) for row in funnel] == [
+            (row.started, row.quiz_finished, row.completed)
+            for row in reference.chapter_funnel(course=course, filters=filters)
+        ]
         assert sum(row.completed for row in funnel) > 0
+        # The day counts over every day add up to the counts.
+        assert funnel == chapter_funnel(course=course, filters=filters, enrolled=60, whole_history=False)
         questions = _question_figures(course=course, filters=filters, whole_history=True)
         assert questions
         assert questions == _question_figures(course=course, filters=filters, whole_history=False)
@@ -104,8 +127,9 @@ def test_runs_told_as_they_finish_count_what_a_rebuild_counts(hand_course):
     course = hand_course.course
     rebuilt = _counts(course)
     runs = list(Run.objects.filter(exercise__chapter__course=course))
-    for model in (ExerciseCount, ExercisePassCount, ExerciseTimeCount, ExerciseErrorCount):
-        model.objects.all().delete()
+    for model, (names, _) in COUNT_FIELDS.items():
+        if "exercise_id" in names:
+            model.objects.all().delete()
     from teaching.models import ExerciseErrorSummary, ExerciseSummary
 
     ExerciseSummary.objects.all().delete()

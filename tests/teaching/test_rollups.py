@@ -12,7 +12,7 @@ from accounts.models import User
 from courses.models import Choice, Enrolment, Question
 from courses.services.quizzes import quiz_answer
 from runner.models import Run
-from teaching.models import AnswerDaySummary, ChapterSummary, ExerciseErrorSummary, ExerciseSummary
+from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
 from teaching.services.course_data import course_data_generate
 from teaching.services.rollups import rollups_rebuild
 from tests.runner.worker import wait_for_run
@@ -47,26 +47,12 @@ CHAPTER_FIELDS = (
     "last_right_at",
 )
 
-ANSWER_DAY_FIELDS = (
-    "choice_id",
-    "question_id",
-    "course_id",
-    "is_correct",
-    "day",
-    "prev_day",
-    "answers",
-    "first_tries",
-    "attempt_total",
-    "learners",
-)
 
-
-def _summaries(course) -> tuple[list, list, list, list]:
+def _summaries(course) -> tuple[list, list, list]:
     return (
         sorted(ExerciseSummary.objects.filter(course=course).values_list(*EXERCISE_FIELDS)),
         sorted(ExerciseErrorSummary.objects.filter(course=course).values_list(*ERROR_FIELDS)),
         sorted(ChapterSummary.objects.filter(course=course).values_list(*CHAPTER_FIELDS)),
-        sorted(AnswerDaySummary.objects.filter(course=course).values_list(*ANSWER_DAY_FIELDS), key=str),
     )
 
 

@@ -1,0 +1,110 @@
+"""The dashboard figures by their definitions, computed per learner from the learners' own rows
+(their summaries and progress), joined to the learners the filters count: what the dashboards'
+counts (teaching.models.ExerciseCount, ExerciseDayCount and their siblings) must add up to. Slow
+on a large course, which is why the dashboards read the counts; here, on small ones, it is the
+yardstick."""
+
+from django.db.models import Count, Q, QuerySet
+
+from courses.models import Chapter, Course
+from teaching.models import ExerciseErrorSummary, ExerciseSummary
+from teaching.selectors.course import _MEDIANS_FROM_COUNTED, _figures_by_exercise
+from teaching.selectors.filters import (
+    TOP_ERRORS,
+    DashboardFilters,
+    _fetch_dicts,
+    _learner_ids,
+    _summaries,
+    _with_tables,
+)
+
+_EXERCISE_FIGURES_SQL = "".join(
+    (
+        """,
+summaries AS (
+    SELECT course_summaries.* FROM course_summaries JOIN learners ON learners.user_id = course_summaries.user_id
+),
+per_learner AS (
+    -- to_pass: the first pass's number among the learner's runs, less the runs before the range.
+    SELECT exercise_id, user_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           MIN(first_pass_number) - MIN(runs_before) AS to_pass,
+           CASE WHEN SUM(timed_runs) > 0
+                THEN CAST(ROUND(1.0 * SUM(duration_total_ms) / SUM(timed_runs)) AS INTEGER) END AS mean_ms
+    FROM summaries GROUP BY exercise_id, user_id
+),
+run_figures AS (
+    SELECT exercise_id, SUM(runs) AS runs, SUM(timed_out) AS timed_out, SUM(memory_stops) AS memory_stops,
+           COUNT(*) AS learners_ran, COUNT(to_pass) AS learners_passed
+    FROM per_learner GROUP BY exercise_id
+),
+counted AS (
+    SELECT 1 AS kind, exercise_id, to_pass AS v, COUNT(*) AS n
+    FROM per_learner WHERE to_pass IS NOT NULL GROUP BY exercise_id, to_pass
+    UNION ALL
+    SELECT 2 AS kind, exercise_id, mean_ms AS v, COUNT(*) AS n
+    FROM per_learner WHERE mean_ms IS NOT NULL GROUP BY exercise_id, mean_ms
+),
+""",
+        _MEDIANS_FROM_COUNTED,
+        """errors AS (
+    SELECT exercise_id, error_name, SUM(runs) AS n,
+           ROW_NUMBER() OVER (PARTITION BY exercise_id ORDER BY SUM(runs) DESC, error_name) AS place
+    FROM course_errors JOIN learners ON learners.user_id = course_errors.user_id
+    GROUP BY exercise_id, error_name
+)
+SELECT run_figures.*, median_runs_to_pass, median_duration_ms, error_name, n
+FROM run_figures
+LEFT JOIN medians ON medians.exercise_id = run_figures.exercise_id
+LEFT JOIN errors ON errors.exercise_id = run_figures.exercise_id AND errors.place <= %s
+ORDER BY run_figures.exercise_id, errors.place
+""",
+    )
+)
+
+
+def exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
+    """{exercise id: figures} of the counted learners' summaries in the range. Runs to a pass: the
+    first pass's number in the range less the learner's runs before it; run time: the median of
+    the learners' mean run times in the range."""
+    sql, params = _with_tables(
+        _EXERCISE_FIGURES_SQL,
+        learners=_learner_ids(course=course, filters=filters),
+        course_summaries=_summaries(ExerciseSummary, course=course, filters=filters).values(
+            "exercise_id",
+            "user_id",
+            "runs",
+            "timed_out",
+            "memory_stops",
+            "runs_before",
+            "first_pass_number",
+            "timed_runs",
+            "duration_total_ms",
+        ),
+        course_errors=_summaries(ExerciseErrorSummary, course=course, filters=filters).values(
+            "exercise_id", "user_id", "error_name", "runs"
+        ),
+    )
+    return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
+
+
+def chapter_funnel(*, course: Course, filters: DashboardFilters) -> QuerySet[Chapter]:
+    """Per chapter: the counted learners with a progress row, and those who finished its quiz and
+    completed it in the range."""
+    learners = Q(progress__user_id__in=_learner_ids(course=course, filters=filters))
+    return (
+        Chapter.objects.filter(course=course)
+        .annotate(
+            started=Count("progress", filter=learners),
+            quiz_finished=Count(
+                "progress",
+                filter=learners
+                & Q(progress__quiz_finished_at__isnull=False)
+                & filters.in_range("progress__quiz_finished_at"),
+            ),
+            completed=Count(
+                "progress",
+                filter=learners & Q(progress__completed_at__isnull=False) & filters.in_range("progress__completed_at"),
+            ),
+        )
+        .order_by("number")
+    )
