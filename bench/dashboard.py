@@ -7,10 +7,11 @@ migrates the database, generates the course when it is not there yet (`manage.py
 generate_course_data`, 20 runs per learner: 200,000 and 2,000,000), builds the dashboards'
 summaries when the course has none (`rollups_rebuild`, where the teaching app has them), then
 times, through Django's test Client as the course's instructor, every dashboard page and API (all
-learners, one cohort, a date range, the last 30 days, one learner) and both CSV exports. Prints
-p50 and p95 per request with its query count and bytes; each CSV export is also read once in a
-forked child whose peak RSS is printed beside the parent's RSS (a streamed export holds one chunk,
-whatever the size).
+learners, one cohort, a range covering everything, the last 30 days for the course and a cohort,
+a past month, one learner) and both CSV exports. Prints p50 and p95 per request with its query
+count and bytes, and what keeping the dashboards in step adds to a run's end (rolled back); each
+CSV export is also read once in a forked child whose peak RSS is printed beside the parent's RSS (a
+streamed export holds one chunk, whatever the size).
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres .venv/bin/python bench/dashboard.py \\
         [--sizes 10000,100000] [--repeat N]
@@ -99,7 +100,9 @@ def bench_one(*, args, base: str, learners: int) -> int:
         ExerciseState.objects.filter(exercise__chapter__course=course).order_by("id").values_list("user_id", flat=True)
     ).first()
 
-    last_30_days = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=29)).isoformat()
+    today = dt.datetime.now(dt.UTC).date()
+    last_30_days = (today - dt.timedelta(days=29)).isoformat()
+    past_month = ((today - dt.timedelta(days=59)).isoformat(), (today - dt.timedelta(days=30)).isoformat())
     client = Client()
     client.force_login(course.instructors.get())
     page, api = f"/teach/{SLUG}/", f"/api/teach/courses/{SLUG}/"
@@ -108,12 +111,16 @@ def bench_one(*, args, base: str, learners: int) -> int:
         ("dashboard page", page),
         (f"dashboard page, cohort {cohort.name!r}", f"{page}?cohort={cohort.pk}"),
         ("dashboard page, date range", f"{page}?start=2000-01-01&end=2100-01-01"),
-        # A range narrower than the course's history reads the learners' summaries, not the counts.
+        # Ranges narrower than the course's history sum the day counts; one that ended earlier also counts
+        # the learners enrolled by its end one by one (the funnel's starters, the stuck list).
         ("dashboard page, last 30 days", f"{page}?start={last_30_days}"),
+        ("dashboard page, cohort, last 30 days", f"{page}?cohort={cohort.pk}&start={last_30_days}"),
+        ("dashboard page, a past month", f"{page}?start={past_month[0]}&end={past_month[1]}"),
         ("learner page", f"{page}learners/{learner}/"),
         ("API dashboard", f"{api}dashboard/"),
         ("API dashboard, cohort", f"{api}dashboard/?cohort={cohort.pk}"),
         ("API dashboard, date range", f"{api}dashboard/?start=2000-01-01&end=2100-01-01"),
+        ("API dashboard, last 30 days", f"{api}dashboard/?start={last_30_days}"),
         ("API learner", f"{api}learners/{learner}/"),
         ("CSV learners' progress", f"{page}export/learners.csv"),
         ("CSV question statistics", f"{page}export/questions.csv"),
@@ -134,12 +141,57 @@ def bench_one(*, args, base: str, learners: int) -> int:
                 times.append((time.perf_counter() - started) * 1000)
         p95 = statistics.quantiles(times, n=20)[-1] if len(times) > 1 else times[0]
         print(f"{label:<38} {statistics.median(times):>9.1f} {p95:>9.1f} {queries:>8} {size:>10}", flush=True)
+    if apps.is_installed("teaching"):
+        print()
+        bench_writes(course=course, repeat=max(repeat, 20))
     print()
     for label, url in cases:
         if url.endswith(".csv"):
             parent, child = rss_kib(), peak_rss_of(lambda url=url: request(client, url))
             print(f"{label:<38} peak RSS {child / 1024:.1f} MiB (the process before it: {parent / 1024:.1f} MiB)")
     return 0
+
+
+def bench_writes(*, course, repeat: int) -> None:
+    """What keeping the dashboards in step costs a learner: the time the dashboards' receivers take
+    when a run of one of the busiest learners ends (the run_finished signal, sent in the
+    transaction that ends the run). The runs end one after another today, in one transaction rolled
+    back at the end so the course stays as generated: the first makes the day's rows, the rest
+    move them, as a learner's runs do."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from runner.models import Run
+    from runner.signals import run_finished
+    from teaching.models import ExerciseSummary
+
+    busiest = ExerciseSummary.objects.filter(course=course).order_by("-runs").values("user_id", "exercise_id")[0]
+    times, queries = [], []
+    with transaction.atomic():
+        for i in range(repeat):
+            with transaction.atomic(), CaptureQueriesContext(connection) as captured:
+                now = timezone.now()
+                started = time.perf_counter()
+                run_finished.send(
+                    sender=Run,
+                    run_id=0,
+                    **busiest,
+                    status=Run.Status.SUCCEEDED,
+                    check_passed=i == repeat - 1,
+                    limit=Run.Limit.NONE,
+                    cause=Run.Cause.PROGRAM,
+                    created_at=now,
+                    finished_at=now,
+                    duration_ms=650 + 10 * i,
+                    error_name="" if i == repeat - 1 else ("NameError", "TypeError")[i % 2],
+                )
+                times.append((time.perf_counter() - started) * 1000)
+            queries.append(len(captured))
+        transaction.set_rollback(True)
+    p95 = statistics.quantiles(times, n=20)[-1]
+    label = f"{repeat} run ends (dashboards kept)"
+    print(f"{label:<38} {statistics.median(times):>9.1f} {p95:>9.1f} {statistics.median(queries):>8.0f}")
 
 
 def request(client, url: str) -> tuple[int, int]:
