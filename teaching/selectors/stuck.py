@@ -76,7 +76,23 @@ def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[
     }
 
 
-_STUCK_SQL = """,
+# Each learner's failing exercises in order, worst first (n = 1), from `failing` (user, exercise,
+# failed runs in the range) less the exercises they passed (`passes`).
+_WORST_SQL = """
+worst AS (
+    SELECT failing.user_id, failing.exercise_id, failing.failed, exercises.title,
+           ROW_NUMBER() OVER (
+               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
+           ) AS n
+    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
+    WHERE NOT EXISTS (
+        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
+    )
+),
+"""
+_STUCK_SQL = "".join(
+    (
+        """,
 progress AS (
     SELECT learners.user_id, learners.user__username AS username,
            {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
@@ -87,18 +103,9 @@ progress AS (
     LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
     LEFT JOIN rights ON rights.user_id = learners.user_id
     LEFT JOIN completions ON completions.user_id = learners.user_id
-),
-worst AS (
-    SELECT failing.user_id, failing.failed, exercises.title,
-           ROW_NUMBER() OVER (
-               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
-           ) AS n
-    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
-    WHERE NOT EXISTS (
-        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
-    )
-),
-stuck AS (
+),""",
+        _WORST_SQL,
+        """stuck AS (
     SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
            (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
     FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
@@ -108,7 +115,9 @@ FROM stuck
 WHERE idle OR failed IS NOT NULL
 ORDER BY failed IS NULL, last_progress_at, user_id
 LIMIT %s
-"""
+""",
+    )
+)
 
 
 # The same list from each enrolled learner's standing (teaching.models.LearnerStanding), with no
@@ -147,18 +156,9 @@ stuck AS (
 # and a standing's progress is the range's (everything up to now).
 _STUCK_IN_RANGE_SQL = "".join(
     (
-        """,
-worst AS (
-    SELECT failing.user_id, failing.exercise_id, failing.failed,
-           ROW_NUMBER() OVER (
-               PARTITION BY failing.user_id ORDER BY failing.failed DESC, exercises.chapter__number, failing.exercise_id
-           ) AS n
-    FROM failing JOIN exercises ON exercises.id = failing.exercise_id
-    WHERE NOT EXISTS (
-        SELECT 1 FROM passes WHERE passes.user_id = failing.user_id AND passes.exercise_id = failing.exercise_id
-    )
-),
-stuck AS (
+        ",",
+        _WORST_SQL,
+        """stuck AS (
     SELECT standings.user_id, progress_at, worst.exercise_id AS failing_exercise_id, worst.failed,
            (progress_at < %s AND completed_chapters < (SELECT COUNT(*) FROM chapters)) AS idle
     FROM standings LEFT JOIN worst ON worst.user_id = standings.user_id AND worst.n = 1
