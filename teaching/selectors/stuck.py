@@ -1,12 +1,12 @@
 """The course dashboard's learners who look stuck: many runs of one exercise without a pass, or no
 progress (a first pass, a right answer, a completed chapter) for days.
 
-With no date range (or one that leaves nothing out) the list is read from each enrolled learner's
-standing (teaching.models.LearnerStanding), one narrow row per learner; with a range that reaches
-today, from the standings with the failing runs of the range, grouped from the summaries of the few
-learners whose standing has that many failing runs in all; for a range that ended earlier every
-per-learner figure is grouped from the summaries, passes and completions once and joined to the
-learners.
+The list is read from each enrolled learner's standing (teaching.models.LearnerStanding), one
+narrow row per learner. With a date range narrower than the course's history, the failing runs are
+the range's, grouped from the summaries of the few learners whose standing has that many failing
+runs in all, and progress is as of the range's end: the standing's, but for learners who made
+progress since (after a range that ended before today), whose latest progress before the end is
+grouped from their own passes, answers and completions.
 """
 
 from __future__ import annotations
@@ -23,9 +23,7 @@ from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
 from teaching.selectors.filters import (
     DashboardFilters,
     _datetime,
-    _enrolments,
     _exercise_ids,
-    _reaches_today,
     _summaries,
     _whole_history,
     _with_tables,
@@ -90,36 +88,6 @@ worst AS (
     )
 ),
 """
-_STUCK_SQL = "".join(
-    (
-        """,
-progress AS (
-    SELECT learners.user_id, learners.user__username AS username,
-           {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
-                      COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
-               AS last_progress_at,
-           COALESCE(completions.n, 0) AS completed
-    FROM learners
-    LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
-    LEFT JOIN rights ON rights.user_id = learners.user_id
-    LEFT JOIN completions ON completions.user_id = learners.user_id
-),""",
-        _WORST_SQL,
-        """stuck AS (
-    SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
-           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
-    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
-)
-SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
-FROM stuck
-WHERE idle OR failed IS NOT NULL
-ORDER BY failed IS NULL, last_progress_at, user_id
-LIMIT %s
-""",
-    )
-)
-
-
 # The same list from each enrolled learner's standing (teaching.models.LearnerStanding), with no
 # date range or one that reaches today: the rows are counted and ordered on the one table, and only
 # the listed learners' names and exercises are joined. `stuck` is each learner's row, with their
@@ -151,17 +119,30 @@ stuck AS (
         _STUCK_LISTED_SQL,
     )
 )
-# In a range that reaches today the failing runs are the range's: only learners whose standing has
-# as many failing runs in all can have them (`failing`, grouped from their summaries in the range),
-# and a standing's progress is the range's (everything up to now).
+# With a date range: the failing runs are the range's, and progress is as of its end. Only learners
+# whose standing has as many failing runs in all can have them in the range (`failing`, grouped
+# from their summaries in the range). A standing's latest progress before the range's end is the
+# learner's as of its end; only those who made progress since (`later`: after a range that ended
+# before today) have theirs grouped from their passes, right answers and completions up to it.
 _STUCK_IN_RANGE_SQL = "".join(
     (
-        ",",
+        """,
+progress AS (
+    SELECT standings.user_id, completed_chapters,
+           CASE WHEN standings.progress_at < %s THEN standings.progress_at
+                ELSE {greatest}(enrolled_at, COALESCE(last_passes.at, enrolled_at),
+                                COALESCE(rights.at, enrolled_at), COALESCE(completions.at, enrolled_at))
+           END AS progress_at
+    FROM standings
+    LEFT JOIN last_passes ON last_passes.user_id = standings.user_id
+    LEFT JOIN rights ON rights.user_id = standings.user_id
+    LEFT JOIN completions ON completions.user_id = standings.user_id
+),""",
         _WORST_SQL,
         """stuck AS (
-    SELECT standings.user_id, progress_at, worst.exercise_id AS failing_exercise_id, worst.failed,
+    SELECT progress.user_id, progress_at, worst.exercise_id AS failing_exercise_id, worst.failed,
            (progress_at < %s AND completed_chapters < (SELECT COUNT(*) FROM chapters)) AS idle
-    FROM standings LEFT JOIN worst ON worst.user_id = standings.user_id AND worst.n = 1
+    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
 ),""",
         _STUCK_LISTED_SQL,
     )
@@ -172,17 +153,13 @@ def stuck_learner_list(
     *, course: Course, filters: DashboardFilters, limit: int, whole_history: bool | None = None
 ) -> tuple[list[StuckLearner], int]:
     """Learners who look stuck, those with failing runs first, then longest without progress, and
-    how many there are in all. One query: with no date range (or one that leaves nothing out),
-    from each learner's standing; otherwise each per-learner figure is grouped once and joined to
-    the learners (a correlated subquery per learner cost seconds on a large course). A caller that
-    knows whether the range leaves nothing out (`_whole_history`) says so in `whole_history`."""
+    how many there are in all, in one query from the learners' standings (see the module). A caller
+    that knows whether the range leaves nothing out (`_whole_history`) says so in `whole_history`."""
     if whole_history is None:
         whole_history = _whole_history(course=course, filters=filters)
     if whole_history:
         return _stuck_from_standings(course=course, filters=filters, limit=limit)
-    if _reaches_today(filters):
-        return _stuck_in_range_from_standings(course=course, filters=filters, limit=limit)
-    return _stuck_from_summaries(course=course, filters=filters, limit=limit)
+    return _stuck_in_range(course=course, filters=filters, limit=limit)
 
 
 def _greatest() -> str:
@@ -225,34 +202,28 @@ def _stuck_from_standings(*, course: Course, filters: DashboardFilters, limit: i
     return _stuck_rows(sql, [*params, stuck_failed_runs(), _idle_since(filters), limit])
 
 
-def _stuck_in_range_from_standings(*, course: Course, filters: DashboardFilters, limit: int):
+def _stuck_in_range(*, course: Course, filters: DashboardFilters, limit: int):
     standings = _standings(course=course, filters=filters)
     candidates = standings.filter(failing_runs__gte=stuck_failed_runs()).values("user_id")
+    end = filters.end_before or dt.datetime.max.replace(tzinfo=dt.UTC)
+    later = standings.filter(progress_at__gte=end).values("user_id")
+    progress = {
+        name: rows.filter(user_id__in=later)
+        for name, rows in _per_learner_progress(course=course, filters=filters).items()
+    }
     sql, params = _with_tables(
-        _STUCK_IN_RANGE_SQL,
-        standings=standings.values("user_id", "progress_at", "completed_chapters"),
+        _STUCK_IN_RANGE_SQL.format(greatest=_greatest()),
+        standings=standings.values(
+            "user_id", "progress_at", "completed_chapters", enrolled_at=F("enrolment__enrolled_at")
+        ),
         failing=_failing_runs_by_exercise(course=course, filters=filters).filter(user_id__in=candidates),
         passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course), user_id__in=candidates)
         .exclude(passed_at=None)
         .values("user_id", "exercise_id"),
+        **progress,
         **_listed_tables(course=course),
     )
-    return _stuck_rows(sql, [*params, _idle_since(filters), limit])
-
-
-def _stuck_from_summaries(*, course: Course, filters: DashboardFilters, limit: int):
-    sql, params = _with_tables(
-        _STUCK_SQL.format(greatest=_greatest()),
-        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
-        failing=_failing_runs_by_exercise(course=course, filters=filters),
-        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
-        .exclude(passed_at=None)
-        .values("user_id", "exercise_id"),
-        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
-        chapters=Chapter.objects.filter(course=course).values("id"),
-        **_per_learner_progress(course=course, filters=filters),
-    )
-    return _stuck_rows(sql, [*params, _idle_since(filters), limit])
+    return _stuck_rows(sql, [*params, connection.ops.adapt_datetimefield_value(end), _idle_since(filters), limit])
 
 
 def _stuck_rows(sql: str, params: list) -> tuple[list[StuckLearner], int]:

@@ -57,3 +57,12 @@ def _copy(*, connection, model, rows: list) -> None:
                 copy.write_row([obj[f.attname] for f in fields])
             else:
                 copy.write_row([f.get_db_prep_save(getattr(obj, f.attname), connection) for f in fields])
+
+
+def analyze(models) -> None:
+    """Fresh planner statistics for tables just filled in bulk (PostgreSQL): without them the
+    planner takes a table of a million rows for an empty one and reads it once per row of another."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE {', '.join(model._meta.db_table for model in models)}")

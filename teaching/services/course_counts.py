@@ -36,8 +36,7 @@ import itertools
 from collections import Counter
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, F, Q, QuerySet, Sum
-from django.db.models.functions import TruncDate
+from django.db.models import F, Q, QuerySet
 
 from courses.models import ChapterProgress, CohortMembership, Course, Enrolment, QuizAnswer
 from teaching.models import (
@@ -172,12 +171,11 @@ def _day(at: dt.datetime | None) -> dt.date | None:
     return at.astimezone(dt.UTC).date() if at else None
 
 
-def _chapters_share(progress: QuerySet) -> Share:
-    """A learner's shares of the chapters of their progress rows."""
+def _chapters_share(progress) -> Share:
+    """A learner's shares of the chapters of their progress rows (chapter, quiz finished at,
+    completed at)."""
     share = Share()
-    for chapter_id, quiz_finished_at, completed_at in progress.values_list(
-        "chapter_id", "quiz_finished_at", "completed_at"
-    ):
+    for chapter_id, quiz_finished_at, completed_at in progress:
         share[(ChapterCount, chapter_id, (), "started")] += 1
         share[(ChapterCount, chapter_id, (), "quiz_finished")] += quiz_finished_at is not None
         share[(ChapterCount, chapter_id, (), "completed")] += completed_at is not None
@@ -186,6 +184,10 @@ def _chapters_share(progress: QuerySet) -> Share:
         if completed_at is not None:
             share[(ChapterDayCount, chapter_id, (_day(completed_at),), "completed")] += 1
     return share
+
+
+def _progress(**where) -> QuerySet:
+    return ChapterProgress.objects.filter(**where).values_list("chapter_id", "quiz_finished_at", "completed_at")
 
 
 _ANSWER_COLUMNS = ("user_id", "question_id", "choice_id", "is_correct", "attempt", "answered_at")
@@ -227,7 +229,7 @@ def _questions_share(answers: QuerySet) -> Share:
 def _learner_share(*, user_id: int, course_id: int) -> Share:
     """Everything a learner adds to a course's counts."""
     share = _exercises_share({"user_id": user_id, "course_id": course_id})
-    share.update(_chapters_share(ChapterProgress.objects.filter(user_id=user_id, chapter__course_id=course_id)))
+    share.update(_chapters_share(_progress(user_id=user_id, chapter__course_id=course_id)))
     share.update(_questions_share(QuizAnswer.objects.filter(user_id=user_id, question__chapter__course_id=course_id)))
     return share
 
@@ -322,7 +324,7 @@ def run_error(*, exercise_id: int, error_name: str, created_at: dt.datetime) -> 
 
 
 def chapter_part(*, user_id: int, chapter_id: int):
-    return lambda: _chapters_share(ChapterProgress.objects.filter(user_id=user_id, chapter_id=chapter_id))
+    return lambda: _chapters_share(_progress(user_id=user_id, chapter_id=chapter_id))
 
 
 def course_counts_answered(*, user_id: int, course_id: int, question_id: int, answer_id: int) -> None:
@@ -371,16 +373,7 @@ def course_counts_leaving(*, user_id: int, course_id: int, cohort_id: int) -> No
 def course_counts_rebuild(*, course: Course) -> int:
     """Replace the course's counts, and its cohorts', with ones added up from its enrolled
     learners' rows. Returns the number of count rows written."""
-    enrolled = Enrolment.objects.filter(course=course).values("user_id")
-    cohort_ids = list(course.cohorts.values_list("pk", flat=True))
-    counts: dict[int | None, Share] = {None: Share(), **{cohort_id: Share() for cohort_id in cohort_ids}}
-    for cohort_id in counts:
-        members = enrolled
-        if cohort_id is not None:
-            members = enrolled.filter(
-                user_id__in=CohortMembership.objects.filter(cohort_id=cohort_id).values("user_id")
-            )
-        counts[cohort_id].update(_counted_by(course=course, learners=members))
+    counts = _counted(course=course)
     made = []
     for cohort_id, share in counts.items():
         rows: dict[tuple, object] = {}
@@ -401,38 +394,45 @@ def course_counts_rebuild(*, course: Course) -> int:
     return len(made)
 
 
-def _counted_by(*, course: Course, learners: QuerySet) -> Share:
-    """The counts of a set of learners (a values("user_id") queryset), added up by the database
-    where a sum will do and per learner where a figure is a learner's own (runs to pass, mean)."""
-    counts = Share()
+def _counted(*, course: Course) -> dict[int | None, Share]:
+    """The counts of the course and of each of its cohorts: each enrolled learner's rows read once,
+    in order, their share added to the course's counts and to those of the cohorts they are in."""
+    enrolled = Enrolment.objects.filter(course=course).values("user_id")
+    counts: dict[int | None, Share] = {
+        None: Share(),
+        **{pk: Share() for pk in course.cohorts.values_list("pk", flat=True)},
+    }
+    scopes: dict[int, list[Share]] = {}
+    for user_id, cohort_id in CohortMembership.objects.filter(cohort__course=course, user_id__in=enrolled).values_list(
+        "user_id", "cohort_id"
+    ):
+        scopes.setdefault(user_id, [counts[None]]).append(counts[cohort_id])
+
+    def add(user_id: int, share: Share) -> None:
+        for scope in scopes.get(user_id, (counts[None],)):
+            scope.update(share)
+
     days = (
-        ExerciseSummary.objects.filter(course=course, user_id__in=learners)
-        .values("user_id", "exercise_id", *_DAY_FIELDS)
+        ExerciseSummary.objects.filter(course=course, user_id__in=enrolled)
+        .values_list("user_id", "exercise_id", *_DAY_FIELDS)
         .order_by("user_id", "exercise_id", "day")
     )
-    for (_, exercise_id), rows in itertools.groupby(
-        days.iterator(chunk_size=10000), key=lambda row: (row["user_id"], row["exercise_id"])
+    for (user_id, exercise_id), rows in itertools.groupby(days.iterator(chunk_size=10000), key=lambda row: row[:2]):
+        add(user_id, _exercise_share(exercise_id, [dict(zip(_DAY_FIELDS, row[2:], strict=True)) for row in rows]))
+    errors = ExerciseErrorSummary.objects.filter(course=course, user_id__in=enrolled)
+    for user_id, *row in errors.values_list("user_id", "exercise_id", "day", "error_name", "runs").iterator(10000):
+        add(user_id, _error_share(*row))
+    progress = ChapterProgress.objects.filter(chapter__course=course, user_id__in=enrolled).order_by("user_id")
+    for user_id, rows in itertools.groupby(
+        progress.values_list("user_id", "chapter_id", "quiz_finished_at", "completed_at").iterator(10000),
+        key=lambda row: row[0],
     ):
-        counts.update(_exercise_share(exercise_id, list(rows)))
-    errors = ExerciseErrorSummary.objects.filter(course=course, user_id__in=learners)
-    for row in errors.values("exercise_id", "day", "error_name").annotate(n=Sum("runs")).order_by():
-        counts.update(_error_share(row["exercise_id"], row["day"], row["error_name"], row["n"]))
-    progress = ChapterProgress.objects.filter(chapter__course=course, user_id__in=learners)
-    figures = {"started": Count("id"), "quiz_finished": Count("quiz_finished_at"), "completed": Count("completed_at")}
-    for row in progress.values("chapter_id").annotate(**figures).order_by():
-        for field in figures:
-            counts[(ChapterCount, row["chapter_id"], (), field)] += row[field]
-    for field in ("quiz_finished", "completed"):
-        on_days = progress.exclude(**{f"{field}_at": None}).values(
-            "chapter_id", d=TruncDate(f"{field}_at", tzinfo=dt.UTC)
-        )
-        for row in on_days.annotate(n=Count("id")).order_by():
-            counts[(ChapterDayCount, row["chapter_id"], (row["d"],), field)] += row["n"]
+        add(user_id, _chapters_share(row[1:] for row in rows))
     answers = (
-        QuizAnswer.objects.filter(question__chapter__course=course, user_id__in=learners)
+        QuizAnswer.objects.filter(question__chapter__course=course, user_id__in=enrolled)
         .order_by("user_id", "question_id", "answered_at", "id")
         .values_list(*_ANSWER_COLUMNS)
     )
-    for _, one_question in itertools.groupby(answers.iterator(chunk_size=10000), key=lambda row: row[:2]):
-        counts.update(_question_share(list(one_question)))
+    for (user_id, _), one_question in itertools.groupby(answers.iterator(chunk_size=10000), key=lambda row: row[:2]):
+        add(user_id, _question_share(list(one_question)))
     return counts

@@ -38,7 +38,7 @@ from courses.models import (
 from courses.services.content_io import CourseSpec
 from runner.models import Run
 from teaching.services import course_counts, rollups, standings
-from teaching.services.bulk import BATCH, RowWriter
+from teaching.services.bulk import BATCH, RowWriter, analyze
 
 User = get_user_model()
 QUESTIONS_PER_CHAPTER = 5
@@ -149,6 +149,7 @@ def course_data_generate(
                 depth=depths[index],
             )
         writer.flush()
+    analyze(writer.written)
     course_counts.course_counts_rebuild(course=course)
     standings.standings_rebuild(course=course)
     return GeneratedCourse(

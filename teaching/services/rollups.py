@@ -14,13 +14,13 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Sum
 
 from courses.models import Course, QuizAnswer
 from runner.models import Run
 from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
-from teaching.services.bulk import RowWriter
+from teaching.services.bulk import RowWriter, analyze
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.standings import standings_rebuild
 
@@ -245,10 +245,7 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
                 writer.add(summary)
         writer.flush()
         say(f"{writer.written.get(ChapterSummary, 0)} chapter summaries")
+        analyze((ExerciseSummary, ExerciseErrorSummary, ChapterSummary))  # the counts read them next
         say(f"{course_counts_rebuild(course=course)} exercise counts")
         say(f"{standings_rebuild(course=course)} learner standings")
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            tables = (model._meta.db_table for model in (ExerciseSummary, ExerciseErrorSummary, ChapterSummary))
-            cursor.execute(f"ANALYZE {', '.join(tables)}")
     return writer.written.get(ExerciseSummary, 0), writer.written.get(ChapterSummary, 0)

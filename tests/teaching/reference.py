@@ -6,16 +6,26 @@ yardstick."""
 
 from django.db.models import Count, Q, QuerySet
 
-from courses.models import Chapter, Course
+from courses.models import Chapter, Course, Exercise, ExerciseState
 from teaching.models import ExerciseErrorSummary, ExerciseSummary
 from teaching.selectors.course import _MEDIANS_FROM_COUNTED, _figures_by_exercise
 from teaching.selectors.filters import (
     TOP_ERRORS,
     DashboardFilters,
+    _enrolments,
+    _exercise_ids,
     _fetch_dicts,
     _learner_ids,
     _summaries,
     _with_tables,
+)
+from teaching.selectors.stuck import (
+    _WORST_SQL,
+    _failing_runs_by_exercise,
+    _greatest,
+    _idle_since,
+    _per_learner_progress,
+    _stuck_rows,
 )
 
 _EXERCISE_FIGURES_SQL = "".join(
@@ -108,3 +118,51 @@ def chapter_funnel(*, course: Course, filters: DashboardFilters) -> QuerySet[Cha
         )
         .order_by("number")
     )
+
+
+_STUCK_SQL = "".join(
+    (
+        """,
+progress AS (
+    SELECT learners.user_id, learners.user__username AS username,
+           {greatest}(learners.enrolled_at, COALESCE(last_passes.at, learners.enrolled_at),
+                      COALESCE(rights.at, learners.enrolled_at), COALESCE(completions.at, learners.enrolled_at))
+               AS last_progress_at,
+           COALESCE(completions.n, 0) AS completed
+    FROM learners
+    LEFT JOIN last_passes ON last_passes.user_id = learners.user_id
+    LEFT JOIN rights ON rights.user_id = learners.user_id
+    LEFT JOIN completions ON completions.user_id = learners.user_id
+),""",
+        _WORST_SQL,
+        """stuck AS (
+    SELECT progress.user_id, username, last_progress_at, worst.failed, worst.title,
+           (last_progress_at < %s AND completed < (SELECT COUNT(*) FROM chapters)) AS idle
+    FROM progress LEFT JOIN worst ON worst.user_id = progress.user_id AND worst.n = 1
+)
+SELECT user_id, username, last_progress_at, idle, COALESCE(failed, 0), COALESCE(title, ''), COUNT(*) OVER ()
+FROM stuck
+WHERE idle OR failed IS NOT NULL
+ORDER BY failed IS NULL, last_progress_at, user_id
+LIMIT %s
+""",
+    )
+)
+
+
+def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int):
+    """Learners who look stuck as of the range's end (or now): every learner's latest progress
+    before it grouped from their passes, right answers and completions, and their failing runs in
+    the range from their summaries."""
+    sql, params = _with_tables(
+        _STUCK_SQL.format(greatest=_greatest()),
+        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
+        failing=_failing_runs_by_exercise(course=course, filters=filters),
+        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
+        .exclude(passed_at=None)
+        .values("user_id", "exercise_id"),
+        exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),
+        chapters=Chapter.objects.filter(course=course).values("id"),
+        **_per_learner_progress(course=course, filters=filters),
+    )
+    return _stuck_rows(sql, [*params, _idle_since(filters), limit])

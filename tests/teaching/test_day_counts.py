@@ -10,7 +10,7 @@ from collections import defaultdict
 import pytest
 from django.utils import timezone
 
-from courses.models import Enrolment
+from courses.models import Enrolment, ExerciseState
 from teaching.models import ExerciseSummary, ExerciseTimeDayCount
 from teaching.selectors.course import (
     _exercise_figures_from_day_counts,
@@ -18,9 +18,10 @@ from teaching.selectors.course import (
     exercise_stats_list,
 )
 from teaching.selectors.filters import DashboardFilters, _learner_ids
-from teaching.selectors.stuck import _stuck_from_summaries, _stuck_in_range_from_standings
+from teaching.selectors.stuck import _stuck_in_range, stuck_learner_list
 from teaching.services.course_counts import _two_figures
 from teaching.services.course_data import course_data_generate
+from teaching.services.standings import standings_rebuild
 from tests.teaching import reference
 from tests.teaching.conftest import _finish, _run
 
@@ -88,7 +89,8 @@ def _medians(figures: dict) -> dict:
 
 @pytest.mark.django_db
 def test_a_range_sums_the_day_counts_to_the_learners_figures(settings):
-    settings.DASHBOARD_STUCK_FAILED_RUNS = 3  # stuck learners on a small course
+    # Stuck learners on a small course, some idle at a range's end who came back after it.
+    settings.DASHBOARD_STUCK_FAILED_RUNS, settings.DASHBOARD_STUCK_IDLE_DAYS = 3, 2
     made = course_data_generate(slug="days", learners=60, chapters=3, runs=900, seed=11)
     course, cohorts = made.course, list(made.course.cohorts.all())
     checked = 0
@@ -104,11 +106,9 @@ def test_a_range_sums_the_day_counts_to_the_learners_figures(settings):
             assert [(c.started, c.quiz_finished, c.completed) for c in funnel] == [
                 (c.started, c.quiz_finished, c.completed) for c in per_learner
             ]
-            checked += bool(from_days)
-            if end is None:  # a range that ended earlier lists the stuck from the summaries
-                stuck = _stuck_in_range_from_standings(course=course, filters=filters, limit=1000)
-                assert stuck == _stuck_from_summaries(course=course, filters=filters, limit=1000)
-                checked += bool(stuck[1])
+            stuck = _stuck_in_range(course=course, filters=filters, limit=1000)
+            assert stuck == reference.stuck_learner_list(course=course, filters=filters, limit=1000)
+            checked += bool(from_days) + bool(stuck[1])
     assert checked > 20  # the ranges held runs and stuck learners
 
 
@@ -166,3 +166,23 @@ def test_a_learner_enrolling_brings_their_days_and_leaving_takes_them(hand_cours
     enrolment.delete()
     (gone, _) = exercise_stats_list(course=course, filters=recent)
     assert gone == before
+
+
+def test_a_learner_idle_at_a_past_ranges_end_who_came_back_since_is_listed_as_of_then(hand_course, make_user):
+    course, now = hand_course.course, timezone.now()
+    eve = make_user(username="eve")
+    Enrolment.objects.create(user=eve, course=course)
+    Enrolment.objects.filter(user=eve).update(enrolled_at=now - dt.timedelta(days=20))
+    ExerciseState.objects.create(user=eve, exercise=hand_course.e1, passed_at=now - dt.timedelta(days=19), code="")
+    ExerciseState.objects.create(user=eve, exercise=hand_course.e2, passed_at=now, code="")  # back today
+    standings_rebuild(course=course)
+    ended = DashboardFilters(end=(now - dt.timedelta(days=3)).date())
+    listed, total = stuck_learner_list(course=course, filters=ended, limit=50)
+    (as_then,) = (row for row in listed if row.username == "eve")
+    assert as_then.last_progress_at == now - dt.timedelta(days=19)
+    assert as_then.reasons == ["no progress for 14+ days"]
+    assert (listed, total) == reference.stuck_learner_list(course=course, filters=ended, limit=50)
+    # Today she is not stuck.
+    assert "eve" not in {
+        row.username for row in stuck_learner_list(course=course, filters=DashboardFilters(), limit=50)[0]
+    }

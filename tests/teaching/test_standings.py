@@ -13,9 +13,10 @@ from courses.services.quizzes import quiz_answer
 from runner.models import Run
 from teaching.models import LearnerStanding
 from teaching.selectors.filters import DashboardFilters
-from teaching.selectors.stuck import _stuck_from_standings, _stuck_from_summaries
+from teaching.selectors.stuck import _stuck_from_standings
 from teaching.services.course_data import course_data_generate
 from teaching.services.standings import standings_rebuild
+from tests.teaching import reference
 from tests.teaching.conftest import _finish, _run
 
 FIELDS = ("user_id", "progress_at", "completed_chapters", "failing_exercise_id", "failing_runs")
@@ -33,7 +34,7 @@ def _rebuilt(course) -> list:
 def _both(course, filters, limit=1000):
     return (
         _stuck_from_standings(course=course, filters=filters, limit=limit),
-        _stuck_from_summaries(course=course, filters=filters, limit=limit),
+        reference.stuck_learner_list(course=course, filters=filters, limit=limit),
     )
 
 
