@@ -163,10 +163,17 @@ def chapter_funnel(
     if whole_history is None:
         whole_history = _whole_history(course=course, filters=filters)
     chapters = _funnel_from_counts(course=course, filters=filters, whole_history=whole_history)
+    started = None
+    if not _reaches_today(filters):
+        # One grouped read of the progress of the learners enrolled by the range's end.
+        progress = ChapterProgress.objects.filter(
+            chapter__course=course, user_id__in=_learner_ids(course=course, filters=filters)
+        )
+        started = dict(progress.values("chapter_id").annotate(n=Count("id")).values_list("chapter_id", "n"))
     return [
         ChapterFunnelRow(
             chapter=chapter,
-            started=chapter.started,
+            started=chapter.started if started is None else started.get(chapter.pk, 0),
             quiz_finished=chapter.quiz_finished,
             completed=chapter.completed,
             completed_rate=_rate(chapter.completed, enrolled),
@@ -180,20 +187,14 @@ _FUNNEL = ("started", "quiz_finished", "completed")
 
 def _funnel_from_counts(*, course: Course, filters: DashboardFilters, whole_history: bool) -> QuerySet[Chapter]:
     """The funnel from the course's or cohort's counts: learners who started a chapter (at any
-    time), and who finished its quiz or completed it on the range's days. A range that ended
-    before today counts the learners enrolled by its end as having started (a progress row tells
-    no time), so those are counted one by one."""
+    time), and who finished its quiz or completed it on the range's days. (A range that ended
+    before today counts as starters the learners enrolled by its end: chapter_funnel reads them.)"""
     counts = ChapterCount.objects.filter(course=course, cohort=filters.cohort, chapter_id=OuterRef("pk"))
     figures = {name: Coalesce(Subquery(counts.values(name)[:1]), 0) for name in _FUNNEL}
     if not whole_history:
         days = _day_counts(ChapterDayCount, course=course, filters=filters).filter(chapter_id=OuterRef("pk"))
         for name in ("quiz_finished", "completed"):
             figures[name] = Coalesce(Subquery(days.values("chapter_id").annotate(n=Sum(name)).values("n")), 0)
-    if not _reaches_today(filters):
-        started = ChapterProgress.objects.filter(
-            chapter_id=OuterRef("pk"), user_id__in=_learner_ids(course=course, filters=filters)
-        )
-        figures["started"] = Coalesce(Subquery(started.values("chapter_id").annotate(n=Count("id")).values("n")), 0)
     return (
         Chapter.objects.filter(course=course)
         .only("id", "number", "slug", "title", "published", "course_id")
