@@ -263,11 +263,11 @@ def _number(value) -> float | None:
 
 
 def _datetime(value) -> dt.datetime | None:
-    """A timestamp read by raw SQL: PostgreSQL gives datetimes, SQLite text."""
+    """A timestamp read by raw SQL, aware: PostgreSQL gives aware datetimes; SQLite gives text for
+    a computed value and a naive datetime (UTC) for a column read as it is."""
     if isinstance(value, str):
         value = parse_datetime(value)
-        return value if value is None or timezone.is_aware(value) else timezone.make_aware(value, dt.UTC)
-    return value
+    return value if value is None or timezone.is_aware(value) else timezone.make_aware(value, dt.UTC)
 
 
 def _with_tables(sql: str, **tables: QuerySet) -> tuple[str, list]:

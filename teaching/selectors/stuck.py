@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
+from django.db.models.expressions import RawSQL
 
-from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Exercise, ExerciseState
+from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Enrolment, Exercise, ExerciseState
 from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
 from teaching.selectors.filters import (
     DashboardFilters,
@@ -121,19 +122,21 @@ stuck AS (
 )
 # With a date range: the failing runs are the range's, and progress is as of its end. Only learners
 # whose standing has as many failing runs in all can have them in the range (`failing`, grouped
-# from their summaries in the range). A standing's latest progress before the range's end is the
-# learner's as of its end; only those who made progress since (`later`: after a range that ended
-# before today) have theirs grouped from their passes, right answers and completions up to it.
+# from their summaries in the range). A standing's latest progress is the learner's as of the
+# range's end when it came before the end; only learners who made progress since (`later`, after a
+# range that ended before today) have theirs grouped from their own passes, right answers and
+# completions up to the end.
 _STUCK_IN_RANGE_SQL = "".join(
     (
         """,
 progress AS (
     SELECT standings.user_id, completed_chapters,
-           CASE WHEN standings.progress_at < %s THEN standings.progress_at
-                ELSE {greatest}(enrolled_at, COALESCE(last_passes.at, enrolled_at),
-                                COALESCE(rights.at, enrolled_at), COALESCE(completions.at, enrolled_at))
+           CASE WHEN later.user_id IS NULL THEN standings.progress_at
+                ELSE {greatest}(later.enrolled_at, COALESCE(last_passes.at, later.enrolled_at),
+                                COALESCE(rights.at, later.enrolled_at), COALESCE(completions.at, later.enrolled_at))
            END AS progress_at
     FROM standings
+    LEFT JOIN later ON later.user_id = standings.user_id
     LEFT JOIN last_passes ON last_passes.user_id = standings.user_id
     LEFT JOIN rights ON rights.user_id = standings.user_id
     LEFT JOIN completions ON completions.user_id = standings.user_id
@@ -205,25 +208,27 @@ def _stuck_from_standings(*, course: Course, filters: DashboardFilters, limit: i
 def _stuck_in_range(*, course: Course, filters: DashboardFilters, limit: int):
     standings = _standings(course=course, filters=filters)
     candidates = standings.filter(failing_runs__gte=stuck_failed_runs()).values("user_id")
+    # Learners who made progress after the range's end (none for a range that reaches today).
     end = filters.end_before or dt.datetime.max.replace(tzinfo=dt.UTC)
-    later = standings.filter(progress_at__gte=end).values("user_id")
-    progress = {
-        name: rows.filter(user_id__in=later)
-        for name, rows in _per_learner_progress(course=course, filters=filters).items()
-    }
+    later = Enrolment.objects.filter(
+        course=course, user_id__in=standings.filter(progress_at__gte=end).values("user_id")
+    ).values("user_id", "enrolled_at")
+    in_later = {"user_id__in": RawSQL("SELECT user_id FROM later", ())}
     sql, params = _with_tables(
         _STUCK_IN_RANGE_SQL.format(greatest=_greatest()),
-        standings=standings.values(
-            "user_id", "progress_at", "completed_chapters", enrolled_at=F("enrolment__enrolled_at")
-        ),
+        later=later,
+        standings=standings.values("user_id", "progress_at", "completed_chapters"),
         failing=_failing_runs_by_exercise(course=course, filters=filters).filter(user_id__in=candidates),
         passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course), user_id__in=candidates)
         .exclude(passed_at=None)
         .values("user_id", "exercise_id"),
-        **progress,
+        **{
+            name: rows.filter(**in_later)
+            for name, rows in _per_learner_progress(course=course, filters=filters).items()
+        },
         **_listed_tables(course=course),
     )
-    return _stuck_rows(sql, [*params, connection.ops.adapt_datetimefield_value(end), _idle_since(filters), limit])
+    return _stuck_rows(sql, [*params, _idle_since(filters), limit])
 
 
 def _stuck_rows(sql: str, params: list) -> tuple[list[StuckLearner], int]:
