@@ -324,8 +324,13 @@ def test_it_ends_a_warm_sandbox_whose_worker_went_away_mid_run(warm_backend):
 def test_it_runs_cold_when_a_spare_died_before_the_program_started(warm_backend):
     ready(warm_backend)
     pool = warm_backend.warm.current()
-    for sandbox in pool.sandboxes():
+    spares = list(pool.sandboxes())
+    for sandbox in spares:
         sandbox._kill()  # the spares die (an engine restart, the OOM killer) while they wait
+    for sandbox in spares:
+        # Dead, not dying: a kill is delivered while the test goes on, and a spare still exiting
+        # when the run is sent to it is a sandbox dying mid-run (another test), not this one.
+        sandbox._exit_code()
     run = run_as(warm_backend, "learner-d", "print('fine')")
     assert (run.status, run.text()) == ("succeeded", "fine\n"), (run.reason, run.outputs)
     assert run.result.details["warm"] is False
