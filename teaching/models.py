@@ -319,6 +319,11 @@ class ChoiceCount(models.Model):
 NO_DAY = dt.date(1, 1, 1)  # "no earlier day": before every real one, so `prev_day < start` holds
 
 
+def day_of(at: dt.datetime) -> dt.date:
+    """The day a summary or count files a moment under: the dashboards' filters take whole days in UTC."""
+    return at.astimezone(dt.UTC).date()
+
+
 def _day_scoped(fields: list[str], name: str) -> list[models.BaseConstraint]:
     return [
         *_scoped_unique([*fields, "day"], name),

@@ -56,6 +56,7 @@ from teaching.models import (
     ExerciseTimeCount,
     ExerciseTimeDayCount,
     QuestionCount,
+    day_of,
 )
 
 # A share: {(model, object id, key, field): amount}. The object is the row's exercise, chapter,
@@ -167,10 +168,6 @@ def _exercises_share(where: dict, *, errors: bool = True) -> Share:
     return share
 
 
-def _day(at: dt.datetime | None) -> dt.date | None:
-    return at.astimezone(dt.UTC).date() if at else None
-
-
 def _chapters_share(progress) -> Share:
     """A learner's shares of the chapters of their progress rows (chapter, quiz finished at,
     completed at)."""
@@ -180,9 +177,9 @@ def _chapters_share(progress) -> Share:
         share[(ChapterCount, chapter_id, (), "quiz_finished")] += quiz_finished_at is not None
         share[(ChapterCount, chapter_id, (), "completed")] += completed_at is not None
         if quiz_finished_at is not None:
-            share[(ChapterDayCount, chapter_id, (_day(quiz_finished_at),), "quiz_finished")] += 1
+            share[(ChapterDayCount, chapter_id, (day_of(quiz_finished_at),), "quiz_finished")] += 1
         if completed_at is not None:
-            share[(ChapterDayCount, chapter_id, (_day(completed_at),), "completed")] += 1
+            share[(ChapterDayCount, chapter_id, (day_of(completed_at),), "completed")] += 1
     return share
 
 
@@ -199,7 +196,7 @@ def _question_share(answers: list[tuple]) -> Share:
     all told and on each day they did (in the row of their previous day, see ChoiceDayCount)."""
     share = Share()
     prev = NO_DAY
-    for day, same_day in itertools.groupby(answers, key=lambda answer: _day(answer[5])):
+    for day, same_day in itertools.groupby(answers, key=lambda answer: day_of(answer[5])):
         first_of_day = True
         for _, question_id, choice_id, is_correct, attempt, _ in same_day:
             for key in (
@@ -320,7 +317,7 @@ def exercise_part(*, user_id: int, exercise_id: int):
 def run_error(*, exercise_id: int, error_name: str, created_at: dt.datetime) -> Share:
     """A run's error: one more of it in the exercise's counts, and on the run's day (by the day it
     was made, as its summary)."""
-    return _error_share(exercise_id, _day(created_at), error_name, 1) if error_name else Share()
+    return _error_share(exercise_id, day_of(created_at), error_name, 1) if error_name else Share()
 
 
 def chapter_part(*, user_id: int, chapter_id: int):

@@ -19,15 +19,10 @@ from django.db.models import F, Sum
 
 from courses.models import Course, QuizAnswer
 from runner.models import Run
-from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary
+from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary, day_of
 from teaching.services.bulk import RowWriter, analyze
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.standings import standings_rebuild
-
-
-def _day(at: dt.datetime) -> dt.date:
-    """The dashboards' filters take whole days in UTC."""
-    return at.astimezone(dt.UTC).date()
 
 
 @dataclass(frozen=True)
@@ -82,7 +77,7 @@ def _count_answer(summary: ChapterSummary, answer: AnswerFacts) -> None:
 
 def exercise_summary_add_run(*, course_id: int, run: RunFacts) -> ExerciseSummary:
     """Count one finished run. Call it inside the transaction that finished the run."""
-    day = _day(run.created_at)
+    day = day_of(run.created_at)
     key = {"user_id": run.user_id, "exercise_id": run.exercise_id}
     with transaction.atomic():
         summary = ExerciseSummary.objects.select_for_update().filter(**key, day=day).first()
@@ -121,7 +116,7 @@ def _error_count(*, summary: ExerciseSummary, error_name: str) -> None:
 
 def chapter_summary_add_answer(*, course_id: int, answer: AnswerFacts) -> ChapterSummary:
     """Count one saved quiz answer. Call it inside the transaction that saved the answer."""
-    key = {"user_id": answer.user_id, "chapter_id": answer.chapter_id, "day": _day(answer.answered_at)}
+    key = {"user_id": answer.user_id, "chapter_id": answer.chapter_id, "day": day_of(answer.answered_at)}
     with transaction.atomic():
         summary = ChapterSummary.objects.select_for_update().filter(**key).first()
         if summary is None:
@@ -144,7 +139,7 @@ def exercise_summaries_build(
     """The summaries of one learner's runs of one exercise, given oldest first, and their error rows."""
     summaries: list[ExerciseSummary] = []
     errors: dict[tuple, ExerciseErrorSummary] = {}
-    for day, same_day in itertools.groupby(runs, key=lambda run: _day(run.created_at)):
+    for day, same_day in itertools.groupby(runs, key=lambda run: day_of(run.created_at)):
         before = summaries[-1].runs_before + summaries[-1].runs if summaries else 0
         summary = None
         for run in same_day:
@@ -177,7 +172,7 @@ def chapter_summaries_build(*, course_id: int, answers: Iterable[AnswerFacts]) -
     """The summaries of one learner's answers in one chapter."""
     by_day: dict[dt.date, ChapterSummary] = {}
     for answer in answers:
-        day = _day(answer.answered_at)
+        day = day_of(answer.answered_at)
         summary = by_day.get(day)
         if summary is None:
             summary = by_day[day] = ChapterSummary(
