@@ -228,6 +228,8 @@ class LearnerStanding(models.Model):
     # The enrolment's, copied so the stuck list reads one table.
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
+    # The enrolment's too: a range that ended before today counts the learners enrolled by its end.
+    enrolled_at = models.DateTimeField()
     progress_at = models.DateTimeField()
     completed_chapters = models.PositiveIntegerField(default=0)
     failing_exercise = models.ForeignKey(Exercise, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
@@ -433,7 +435,9 @@ class ExerciseErrorDayCount(models.Model):
 
 
 class ChapterDayCount(models.Model):
-    """The counted learners who finished a chapter's quiz, or completed the chapter, on one day."""
+    """The counted learners who finished a chapter's quiz, or completed the chapter, on one day, and
+    those with progress in it (who started it, at any time) who enrolled that day: a range that
+    ended before today counts as starters the learners enrolled by its end, a sum of these."""
 
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="+")
     course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="+")
@@ -441,6 +445,7 @@ class ChapterDayCount(models.Model):
     day = models.DateField()
     quiz_finished = models.PositiveIntegerField(default=0)
     completed = models.PositiveIntegerField(default=0)
+    enrolled_starters = models.PositiveIntegerField(default=0, help_text="Starters who enrolled that day.")
 
     class Meta:
         constraints = _day_scoped(["chapter"], "chapter_day_count")

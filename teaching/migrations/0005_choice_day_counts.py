@@ -6,14 +6,8 @@ from django.db import migrations, models
 
 
 def fill(apps, schema_editor):
-    """Count what is already stored, course by course, as `manage.py rollups_rebuild` does."""
-    from courses.models import Course
-    from teaching.services.course_counts import course_counts_rebuild
-    from teaching.services.standings import standings_rebuild
-
-    for course in Course.objects.filter(enrolments__isnull=False).distinct():
-        course_counts_rebuild(course=course)
-        standings_rebuild(course=course)
+    """Nothing: 0006 counts everything once (this migration's tables included) with the live
+    rebuild, which writes columns that do not exist yet here."""
 
 
 class Migration(migrations.Migration):

@@ -23,7 +23,6 @@ from django.db.models.functions import Coalesce
 
 from courses.models import (
     Chapter,
-    ChapterProgress,
     Cohort,
     Course,
     Exercise,
@@ -47,7 +46,6 @@ from teaching.selectors.filters import (
     _day_counts,
     _enrolments,
     _fetch_dicts,
-    _learner_ids,
     _number,
     _range_start,
     _rate,
@@ -163,17 +161,10 @@ def chapter_funnel(
     if whole_history is None:
         whole_history = _whole_history(course=course, filters=filters)
     chapters = _funnel_from_counts(course=course, filters=filters, whole_history=whole_history)
-    started = None
-    if not _reaches_today(filters):
-        # One grouped read of the progress of the learners enrolled by the range's end.
-        progress = ChapterProgress.objects.filter(
-            chapter__course=course, user_id__in=_learner_ids(course=course, filters=filters)
-        )
-        started = dict(progress.values("chapter_id").annotate(n=Count("id")).values_list("chapter_id", "n"))
     return [
         ChapterFunnelRow(
             chapter=chapter,
-            started=chapter.started if started is None else started.get(chapter.pk, 0),
+            started=chapter.started,
             quiz_finished=chapter.quiz_finished,
             completed=chapter.completed,
             completed_rate=_rate(chapter.completed, enrolled),
@@ -187,14 +178,22 @@ _FUNNEL = ("started", "quiz_finished", "completed")
 
 def _funnel_from_counts(*, course: Course, filters: DashboardFilters, whole_history: bool) -> QuerySet[Chapter]:
     """The funnel from the course's or cohort's counts: learners who started a chapter (at any
-    time), and who finished its quiz or completed it on the range's days. (A range that ended
-    before today counts as starters the learners enrolled by its end: chapter_funnel reads them.)"""
+    time), and who finished its quiz or completed it on the range's days. A range that ended before
+    today counts as starters the learners enrolled by its end: the starters of the days up to it."""
     counts = ChapterCount.objects.filter(course=course, cohort=filters.cohort, chapter_id=OuterRef("pk"))
     figures = {name: Coalesce(Subquery(counts.values(name)[:1]), 0) for name in _FUNNEL}
+
+    def day_sum(days: QuerySet, name: str) -> Coalesce:
+        days = days.filter(chapter_id=OuterRef("pk")).values("chapter_id")
+        return Coalesce(Subquery(days.annotate(n=Sum(name)).values("n")), 0)
+
     if not whole_history:
-        days = _day_counts(ChapterDayCount, course=course, filters=filters).filter(chapter_id=OuterRef("pk"))
+        days = _day_counts(ChapterDayCount, course=course, filters=filters)
         for name in ("quiz_finished", "completed"):
-            figures[name] = Coalesce(Subquery(days.values("chapter_id").annotate(n=Sum(name)).values("n")), 0)
+            figures[name] = day_sum(days, name)
+    if not _reaches_today(filters):
+        enrolled_by_end = ChapterDayCount.objects.filter(course=course, cohort=filters.cohort, day__lte=filters.end)
+        figures["started"] = day_sum(enrolled_by_end, "enrolled_starters")
     return (
         Chapter.objects.filter(course=course)
         .only("id", "number", "slug", "title", "published", "course_id")

@@ -178,7 +178,8 @@ def _reaches_today(filters: DashboardFilters) -> bool:
     """Whether the range, if any, runs to today or later. Such a range counts everyone enrolled now
     with their progress up to now, which each learner's standing holds (the stuck list) and the
     course's or cohort's counts (the funnel's "started"); a range that ended earlier counts the
-    learners enrolled by its end, as of its end, one by one."""
+    learners enrolled by its end (the starters by the day they enrolled, the standings by their
+    enrolment time), as of its end."""
     return filters.end is None or filters.end >= timezone.now().astimezone(dt.UTC).date()
 
 

@@ -19,7 +19,7 @@ from django.db import connection
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 from django.db.models.expressions import RawSQL
 
-from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Enrolment, Exercise, ExerciseState
+from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Exercise, ExerciseState
 from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
 from teaching.selectors.filters import (
     DashboardFilters,
@@ -181,7 +181,7 @@ def _standings(*, course: Course, filters: DashboardFilters) -> QuerySet[Learner
             user_id__in=CohortMembership.objects.filter(cohort=filters.cohort).values("user_id")
         )
     if filters.end_before is not None:  # a range that reaches today may still end in the future
-        standings = standings.filter(enrolment__enrolled_at__lt=filters.end_before)
+        standings = standings.filter(enrolled_at__lt=filters.end_before)
     return standings
 
 
@@ -210,9 +210,7 @@ def _stuck_in_range(*, course: Course, filters: DashboardFilters, limit: int):
     candidates = standings.filter(failing_runs__gte=stuck_failed_runs()).values("user_id")
     # Learners who made progress after the range's end (none for a range that reaches today).
     end = filters.end_before or dt.datetime.max.replace(tzinfo=dt.UTC)
-    later = Enrolment.objects.filter(
-        course=course, user_id__in=standings.filter(progress_at__gte=end).values("user_id")
-    ).values("user_id", "enrolled_at")
+    later = standings.filter(progress_at__gte=end).values("user_id", "enrolled_at")
     in_later = {"user_id__in": RawSQL("SELECT user_id FROM later", ())}
     sql, params = _with_tables(
         _STUCK_IN_RANGE_SQL.format(greatest=_greatest()),

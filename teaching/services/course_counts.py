@@ -10,7 +10,8 @@ Each enrolled learner adds to the counts what their own rows say (their `share`)
   one learner in the row of their previous day with a pass (the first with its runs to the pass),
   one learner at their mean run time that day;
 - per chapter, from their progress row: one learner who started it, finished its quiz, completed
-  it, and one on the day they finished the quiz and on the day they completed it;
+  it, and one on the day they finished the quiz, on the day they completed it and, as a starter,
+  on the day they enrolled (a range that ended earlier counts the starters enrolled by its end);
 - per question, from their answers: their answers per choice (first tries, attempt numbers), and
   one learner who answered; the same per day, with one learner on each day they answered in the row
   of their previous day of answers to it.
@@ -36,7 +37,7 @@ import itertools
 from collections import Counter
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import F, Q, QuerySet
+from django.db.models import F, OuterRef, Q, QuerySet, Subquery
 
 from courses.models import ChapterProgress, CohortMembership, Course, Enrolment, QuizAnswer
 from teaching.models import (
@@ -169,10 +170,9 @@ def _exercises_share(where: dict, *, errors: bool = True) -> Share:
 
 
 def _chapters_share(progress) -> Share:
-    """A learner's shares of the chapters of their progress rows (chapter, quiz finished at,
-    completed at)."""
+    """A learner's shares of the chapters of their progress rows (_PROGRESS_COLUMNS)."""
     share = Share()
-    for chapter_id, quiz_finished_at, completed_at in progress:
+    for chapter_id, quiz_finished_at, completed_at, enrolled_at in progress:
         share[(ChapterCount, chapter_id, (), "started")] += 1
         share[(ChapterCount, chapter_id, (), "quiz_finished")] += quiz_finished_at is not None
         share[(ChapterCount, chapter_id, (), "completed")] += completed_at is not None
@@ -180,11 +180,23 @@ def _chapters_share(progress) -> Share:
             share[(ChapterDayCount, chapter_id, (day_of(quiz_finished_at),), "quiz_finished")] += 1
         if completed_at is not None:
             share[(ChapterDayCount, chapter_id, (day_of(completed_at),), "completed")] += 1
+        if enrolled_at is not None:  # a learner who is not enrolled counts nowhere
+            share[(ChapterDayCount, chapter_id, (day_of(enrolled_at),), "enrolled_starters")] += 1
     return share
 
 
+# A progress row's chapter, quiz and completion times, and its learner's enrolment time in the
+# chapter's course (None when they are not enrolled).
+_PROGRESS_COLUMNS = ("chapter_id", "quiz_finished_at", "completed_at", "enrolled_at")
+
+
 def _progress(**where) -> QuerySet:
-    return ChapterProgress.objects.filter(**where).values_list("chapter_id", "quiz_finished_at", "completed_at")
+    enrolment = Enrolment.objects.filter(user_id=OuterRef("user_id"), course_id=OuterRef("chapter__course_id"))
+    return (
+        ChapterProgress.objects.filter(**where)
+        .annotate(enrolled_at=Subquery(enrolment.values("enrolled_at")[:1]))
+        .values_list(*_PROGRESS_COLUMNS)
+    )
 
 
 _ANSWER_COLUMNS = ("user_id", "question_id", "choice_id", "is_correct", "attempt", "answered_at")
@@ -419,11 +431,12 @@ def _counted(*, course: Course) -> dict[int | None, Share]:
     errors = ExerciseErrorSummary.objects.filter(course=course, user_id__in=enrolled)
     for user_id, *row in errors.values_list("user_id", "exercise_id", "day", "error_name", "runs").iterator(10000):
         add(user_id, _error_share(*row))
-    progress = ChapterProgress.objects.filter(chapter__course=course, user_id__in=enrolled).order_by("user_id")
-    for user_id, rows in itertools.groupby(
-        progress.values_list("user_id", "chapter_id", "quiz_finished_at", "completed_at").iterator(10000),
-        key=lambda row: row[0],
-    ):
+    progress = (
+        ChapterProgress.objects.filter(chapter__course=course, user__enrolments__course=course)
+        .order_by("user_id")
+        .values_list("user_id", *_PROGRESS_COLUMNS[:-1], "user__enrolments__enrolled_at")
+    )
+    for user_id, rows in itertools.groupby(progress.iterator(10000), key=lambda row: row[0]):
         add(user_id, _chapters_share(row[1:] for row in rows))
     answers = (
         QuizAnswer.objects.filter(question__chapter__course=course, user_id__in=enrolled)

@@ -42,7 +42,9 @@ def _standings_of(enrolments: QuerySet, *, course: Course) -> list[LearnerStandi
     """The standings of a course's enrolments, read from the learners' passes, answers,
     completions and run summaries, a grouped query each."""
     standings = {
-        user_id: LearnerStanding(enrolment_id=pk, user_id=user_id, course=course, progress_at=enrolled_at)
+        user_id: LearnerStanding(
+            enrolment_id=pk, user_id=user_id, course=course, enrolled_at=enrolled_at, progress_at=enrolled_at
+        )
         for pk, user_id, enrolled_at in enrolments.values_list("pk", "user_id", "enrolled_at").iterator(
             chunk_size=10000
         )

@@ -58,7 +58,7 @@ COUNT_FIELDS = {
     ExerciseTimeDayCount: (("cohort_id", "exercise_id", "day", "mean_ms"), ("learners",)),
     ExerciseErrorDayCount: (("cohort_id", "exercise_id", "day", "error_name"), ("runs",)),
     ChapterCount: (("cohort_id", "chapter_id"), ("started", "quiz_finished", "completed")),
-    ChapterDayCount: (("cohort_id", "chapter_id", "day"), ("quiz_finished", "completed")),
+    ChapterDayCount: (("cohort_id", "chapter_id", "day"), ("quiz_finished", "completed", "enrolled_starters")),
     QuestionCount: (("cohort_id", "question_id"), ("learners",)),
     ChoiceCount: (("cohort_id", "choice_id", "is_correct", "question_id"), ("answers", "first_tries", "attempt_total")),
     ChoiceDayCount: (

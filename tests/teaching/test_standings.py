@@ -19,7 +19,7 @@ from teaching.services.standings import standings_rebuild
 from tests.teaching import reference
 from tests.teaching.conftest import _finish, _run
 
-FIELDS = ("user_id", "progress_at", "completed_chapters", "failing_exercise_id", "failing_runs")
+FIELDS = ("user_id", "enrolled_at", "progress_at", "completed_chapters", "failing_exercise_id", "failing_runs")
 
 
 def _standings(course) -> list:
