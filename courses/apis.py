@@ -10,6 +10,9 @@ from courses.models import Exercise, ExerciseState
 from courses.selectors import exercise_get_for_user, exercise_list_for_user, exercise_state_get
 from courses.services.progress import exercise_code_save
 
+# Every learner call in a course by invitation that does not admit the caller (courses.selectors).
+INVITE_REQUIRED_RESPONSE = OpenApiResponse(description="The course is by invitation and the learner has not joined it.")
+
 
 class ExerciseListApi(APIView):
     class OutputSerializer(serializers.Serializer):
@@ -68,7 +71,11 @@ class ExerciseCodeApi(APIView):
         }
 
     @extend_schema(
-        responses={200: OutputSerializer, 404: OpenApiResponse(description="No such exercise.")},
+        responses={
+            200: OutputSerializer,
+            403: INVITE_REQUIRED_RESPONSE,
+            404: OpenApiResponse(description="No such exercise."),
+        },
         summary="The learner's code for an exercise",
     )
     def get(self, request, exercise_id: int):
@@ -81,6 +88,7 @@ class ExerciseCodeApi(APIView):
         responses={
             200: OutputSerializer,
             400: OpenApiResponse(description="Code over RUNNER_MAX_CODE_BYTES (64 KiB by default), or no code."),
+            403: INVITE_REQUIRED_RESPONSE,
             404: OpenApiResponse(description="No such exercise."),
         },
         summary="Save the learner's code for an exercise",

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from courses import selectors
+from courses.apis import INVITE_REQUIRED_RESPONSE
 from courses.models import Choice
 from courses.services.quizzes import QuizAnswerInvalidError, quiz_answer
 
@@ -59,7 +60,11 @@ class QuizStateApi(APIView):
         review = _ReviewSerializer(many=True, help_text="Every question with its right answer, once finished.")
 
     @extend_schema(
-        responses={200: OutputSerializer, 404: OpenApiResponse(description="No such chapter for this user.")},
+        responses={
+            200: OutputSerializer,
+            403: INVITE_REQUIRED_RESPONSE,
+            404: OpenApiResponse(description="No such chapter for this user."),
+        },
         summary="A chapter's quiz as the learner stands in it",
     )
     def get(self, request, chapter_id: int):
@@ -99,6 +104,7 @@ class QuizAnswerCreateApi(APIView):
             201: OutputSerializer,
             200: OpenApiResponse(OutputSerializer, description="A repeated answer: nothing new was stored."),
             400: OpenApiResponse(description="A choice of another question, or a question out of turn."),
+            403: INVITE_REQUIRED_RESPONSE,
             404: OpenApiResponse(description="No such question for this user."),
         },
         summary="Answer the current quiz question",

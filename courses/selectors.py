@@ -7,10 +7,16 @@
 
 Anything a user may not see is answered as if it did not exist (404), never 403, so its
 existence does not leak.
+
+A course by invitation is seen (listed, its outline shown) but admits only the learners enrolled
+in it, its instructors and staff: every read that serves a learner's action in one of its
+chapters (reading it, its glossary, running or saving an exercise, answering its quiz, noting the
+place, the completion page) raises InviteRequired for anyone else, and nothing is written.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import (
     Count,
     DateTimeField,
@@ -25,11 +31,9 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce
 from django.http import Http404
-from django.urls import reverse
 
 from courses.models import (
     Chapter,
-    ChapterProgress,
     Choice,
     Course,
     CourseModule,
@@ -84,22 +88,44 @@ def course_open_to_learner(*, course: Course, user) -> bool:
     return bool(user and user.is_authenticated) and Enrolment.objects.filter(user=user, course=course).exists()
 
 
+INVITE_REQUIRED = "This course is by invitation: join it with the invite link your instructor gives out."
+
+
+class InviteRequired(PermissionDenied):
+    """A course by invitation, to someone it does not admit (course_open_to_learner): answered 403
+    with the reason (the course itself is listed, so its existence is no secret)."""
+
+    def __init__(self, course: Course):
+        super().__init__(INVITE_REQUIRED)
+        self.course = course
+
+
+def course_check_admitted(*, course: Course, user) -> None:
+    if not course_open_to_learner(course=course, user=user):
+        raise InviteRequired(course)
+
+
 def chapter_get_for_user(*, user, course_slug: str, chapter_slug: str) -> Chapter:
+    """A chapter the user may open (404 otherwise) of a course that admits them (InviteRequired)."""
     course = course_get_for_user(user=user, slug=course_slug)
     chapter = Chapter.objects.filter(course=course, slug=chapter_slug).select_related("course").first()
     if chapter is None or not chapter_is_open_for_user(chapter=chapter, user=user):
         raise Http404("No such chapter.")
+    course_check_admitted(course=chapter.course, user=user)
     return chapter
 
 
 def exercise_list_for_user(*, user) -> QuerySet[Exercise]:
-    """The exercises a user may run: those in chapters the user may open."""
+    """The exercises a user may run: those in chapters the user may open, of courses that admit them."""
     exercises = Exercise.objects.select_related("chapter__course")
     if _is_staff(user):
         return exercises
     if not (user and user.is_authenticated):
         return exercises.none()
-    visible = exercises.filter(chapter__course__published=True, chapter__published=True)
+    visible = exercises.filter(chapter__course__published=True, chapter__published=True).filter(
+        Q(chapter__course__enrolment=Course.EnrolmentPolicy.OPEN)
+        | Q(chapter__course__in=Enrolment.objects.filter(user=user).values("course_id"))
+    )
     taught = exercises.filter(chapter__course__instructors=user)
     return (visible | taught).distinct()
 
@@ -130,7 +156,8 @@ def exercise_list_with_state(*, exercises: QuerySet[Exercise], user) -> QuerySet
 
 def exercise_get_for_user(*, user, exercise_id: int) -> Exercise:
     """The rule of exercise_list_for_user for one exercise, checked on the row: one plain query for
-    a published exercise (every press of Run asks), one more for a draft of a course one teaches."""
+    a published exercise of an open course (every press of Run asks), one more for a draft of a
+    course one teaches or a course by invitation (InviteRequired for a learner it does not admit)."""
     try:
         exercise = Exercise.objects.select_related("chapter__course").get(pk=exercise_id)
     except (Exercise.DoesNotExist, ValueError, TypeError):
@@ -140,6 +167,7 @@ def exercise_get_for_user(*, user, exercise_id: int) -> Exercise:
         raise Http404("No such exercise.")
     if not ((course.published and chapter.published) or course_drafts_visible_to(course=course, user=user)):
         raise Http404("No such exercise.")
+    course_check_admitted(course=course, user=user)
     return exercise
 
 
@@ -240,6 +268,7 @@ def question_get_for_user(*, user, question_id: int) -> Question:
     )
     if question is None or not chapter_is_open_for_user(chapter=question.chapter, user=user):
         raise Http404("No such question.")
+    course_check_admitted(course=question.chapter.course, user=user)
     return question
 
 
@@ -251,6 +280,7 @@ def chapter_get_by_id_for_user(*, user, chapter_id: int) -> Chapter:
     )
     if chapter is None or not chapter_is_open_for_user(chapter=chapter, user=user):
         raise Http404("No such chapter.")
+    course_check_admitted(course=chapter.course, user=user)
     return chapter
 
 
@@ -345,135 +375,3 @@ def quiz_state_for_learner(*, user, chapter: Chapter) -> QuizState:
         review=review,
         started=bool(answers),
     )
-
-
-@dataclass(frozen=True)
-class PartProgress:
-    """A learner's marks on one part of a course."""
-
-    complete: bool = False
-    quiz_finished: bool = False
-    quiz_score: int | None = None
-    exercises_passed: int = 0
-    exercise_count: int = 0
-
-    @property
-    def started(self) -> bool:
-        return self.complete or self.quiz_finished or self.exercises_passed > 0
-
-
-@dataclass(frozen=True)
-class CourseProgress:
-    """How far a learner is in a course, and where "Continue" takes them."""
-
-    course: Course
-    complete_count: int
-    published_count: int
-    continue_chapter: Chapter | None = None
-    continue_place: str = ""
-    parts: dict[int, PartProgress] = field(default_factory=dict)
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.complete_count / self.published_count) if self.published_count else 0
-
-    @property
-    def continue_url(self) -> str:
-        if self.continue_chapter is None:
-            return ""
-        url = reverse("frontend:chapter", args=[self.course.slug, self.continue_chapter.slug])
-        return f"{url}#{self.continue_place}" if self.continue_place else url
-
-
-def _continue_target(*, enrolment: Enrolment | None, user) -> tuple[Chapter | None, str]:
-    chapter = enrolment.last_chapter if enrolment is not None else None
-    if chapter is None or not chapter_is_open_for_user(chapter=chapter, user=user):
-        return None, ""
-    return chapter, enrolment.last_place
-
-
-def course_progress_for_learner(*, user, course: Course, parts: list[Part]) -> CourseProgress | None:
-    """Progress through one course for its outline page, in three queries; None for visitors."""
-    if not (user and user.is_authenticated):
-        return None
-    enrolment = Enrolment.objects.filter(user=user, course=course).select_related("last_chapter").first()
-    if enrolment is not None and enrolment.last_chapter is not None:
-        enrolment.last_chapter.course = course
-    rows = {
-        row.chapter_id: row
-        for row in ChapterProgress.objects.filter(user=user, chapter__course=course).only(
-            "chapter_id", "quiz_finished_at", "quiz_score", "completed_at"
-        )
-    }
-    exercise_counts = {
-        row["chapter"]: row
-        for row in Exercise.objects.filter(chapter__course=course)
-        .values("chapter")
-        .annotate(
-            total=Count("id", distinct=True),
-            passed=Count("states", filter=Q(states__user=user, states__passed_at__isnull=False), distinct=True),
-        )
-    }
-    marks = {}
-    for part in parts:
-        row = rows.get(part.chapter.pk)
-        counts = exercise_counts.get(part.chapter.pk, {})
-        marks[part.chapter.pk] = PartProgress(
-            complete=bool(row and row.completed_at),
-            quiz_finished=bool(row and row.quiz_finished_at),
-            quiz_score=row.quiz_score if row else None,
-            exercises_passed=counts.get("passed", 0),
-            exercise_count=counts.get("total", 0),
-        )
-    published = [part.chapter for part in parts if part.chapter.published]
-    chapter, place = _continue_target(enrolment=enrolment, user=user)
-    return CourseProgress(
-        course=course,
-        complete_count=sum(1 for c in published if marks[c.pk].complete),
-        published_count=len(published),
-        continue_chapter=chapter,
-        continue_place=place,
-        parts=marks,
-    )
-
-
-def catalog_progress_for_learner(*, user, courses) -> dict[int, CourseProgress]:
-    """Progress per course for the catalog cards, in three queries whatever the number of courses;
-    only courses the learner is enrolled in have an entry. Empty for visitors."""
-    if not (user and user.is_authenticated):
-        return {}
-    enrolments = list(
-        Enrolment.objects.filter(user=user, course__in=[c.pk for c in courses]).select_related("last_chapter")
-    )
-    if not enrolments:
-        return {}
-    course_ids = [e.course_id for e in enrolments]
-    published = dict(
-        Chapter.objects.filter(course__in=course_ids, published=True)
-        .values("course")
-        .annotate(n=Count("id"))
-        .values_list("course", "n")
-    )
-    complete = dict(
-        ChapterProgress.objects.filter(
-            user=user, chapter__course__in=course_ids, chapter__published=True, completed_at__isnull=False
-        )
-        .values("chapter__course")
-        .annotate(n=Count("id"))
-        .values_list("chapter__course", "n")
-    )
-    by_id = {course.pk: course for course in courses}
-    progress = {}
-    for enrolment in enrolments:
-        course = by_id[enrolment.course_id]
-        if enrolment.last_chapter is not None:
-            enrolment.last_chapter.course = course
-        chapter, place = _continue_target(enrolment=enrolment, user=user)
-        progress[course.pk] = CourseProgress(
-            course=course,
-            complete_count=complete.get(course.pk, 0),
-            published_count=published.get(course.pk, 0),
-            continue_chapter=chapter,
-            continue_place=place,
-        )
-    return progress

@@ -13,10 +13,13 @@ from courses.selectors_completion import course_record_for_learner
 
 
 def _learner_course(request, course_slug: str):
-    """The course, if the learner may see it (404 otherwise); None for a visitor, who logs in."""
+    """The course, if the learner may see it (404 otherwise) and it admits them (InviteRequired);
+    None for a visitor, who logs in."""
     if not request.user.is_authenticated:
         return None
-    return selectors.course_get_for_user(user=request.user, slug=course_slug)
+    course = selectors.course_get_for_user(user=request.user, slug=course_slug)
+    selectors.course_check_admitted(course=course, user=request.user)
+    return course
 
 
 def course_complete(request, course_slug: str):

@@ -8,10 +8,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
+from django.views.defaults import permission_denied
 
 from accounts.models import User
 from accounts.services import user_theme_set
-from courses import selectors
+from courses import selectors, selectors_progress
 from courses.models import Choice
 from courses.rendering import chapter_render
 from courses.services.progress import enrolment_place_save, enrolment_visit
@@ -22,25 +23,28 @@ from runner.selectors import gpu_worker_alive
 
 def catalog(request):
     courses = list(selectors.course_catalog_for_user(user=request.user))
-    progress = selectors.catalog_progress_for_learner(user=request.user, courses=courses)
+    progress = selectors_progress.catalog_progress_for_learner(user=request.user, courses=courses)
     for course in courses:
         course.learner_progress = progress.get(course.pk)
     return render(request, "frontend/catalog.html", {"courses": courses})
 
 
-def _invite_required(request, course):
-    """A course by invitation, to someone not enrolled in it: say so, and enrol no one."""
-    return render(request, "frontend/invite_required.html", {"course": course}, status=403)
+def forbidden(request, exception=None):
+    """Every 403 page (the project's handler403). A course by invitation, to someone it does not
+    admit (courses.selectors.InviteRequired, from any page of it): say how to join; nothing was
+    written, no one enrolled."""
+    if isinstance(exception, selectors.InviteRequired):
+        return render(request, "frontend/invite_required.html", {"course": exception.course}, status=403)
+    return permission_denied(request, exception)
 
 
 def course_detail(request, course_slug: str):
     course = selectors.course_get_for_user(user=request.user, slug=course_slug)
-    if not selectors.course_open_to_learner(course=course, user=request.user):
-        return _invite_required(request, course)
+    selectors.course_check_admitted(course=course, user=request.user)
     parts = selectors.course_outline_for_user(course=course, user=request.user)
     minutes = sum(part.chapter.reading_minutes for part in parts if part.is_open)
     # Read before the visit is noted, so "Continue" still points where the learner was.
-    progress = selectors.course_progress_for_learner(user=request.user, course=course, parts=parts)
+    progress = selectors_progress.course_progress_for_learner(user=request.user, course=course, parts=parts)
     if progress is not None:
         enrolment_visit(user=request.user, course=course)
         for part in parts:
@@ -51,6 +55,7 @@ def course_detail(request, course_slug: str):
 
 def glossary(request, course_slug: str):
     course = selectors.course_get_for_user(user=request.user, slug=course_slug)
+    selectors.course_check_admitted(course=course, user=request.user)
     query = request.GET.get("q", "").strip()[:100]
     terms = selectors.glossary_list_for_course(course=course)
     # Every term stays in the page and non-matches are hidden, so the filter box (?q= without
@@ -64,8 +69,6 @@ def glossary(request, course_slug: str):
 
 def chapter_detail(request, course_slug: str, chapter_slug: str):
     chapter = selectors.chapter_get_for_user(user=request.user, course_slug=course_slug, chapter_slug=chapter_slug)
-    if not selectors.course_open_to_learner(course=chapter.course, user=request.user):
-        return _invite_required(request, chapter.course)
     page = selectors.chapter_page_for(chapter=chapter, user=request.user)
     if request.user.is_authenticated:
         enrolment_visit(user=request.user, course=chapter.course, chapter=chapter)

@@ -10,3 +10,5 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("frontend.urls")),
 ]
+
+handler403 = "frontend.views.forbidden"

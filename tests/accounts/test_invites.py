@@ -7,7 +7,18 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from accounts.models import User
-from courses.models import Chapter, Course, Enrolment, Exercise
+from courses.models import (
+    Chapter,
+    ChapterProgress,
+    Choice,
+    Course,
+    Enrolment,
+    Exercise,
+    ExerciseState,
+    Question,
+    QuizAnswer,
+)
+from runner.models import Run
 from teaching.services.cohorts import cohort_create
 
 PASSWORD = "a-long-pass-phrase"
@@ -101,3 +112,71 @@ def test_closed_sign_up_still_takes_a_learner_with_an_invite_link(client, settin
     ada = User.objects.get(username="ada")
     assert cohort.memberships.filter(user=ada).exists()
     assert client.get(chapter_url(course)).status_code == 200
+
+
+def _learner_entry_points(course) -> list[tuple[str, str, str, dict]]:
+    """(client, method, url, data) for everything a learner does in a course's chapter: the pages,
+    the forms they post and the API calls behind the editor and the quiz."""
+    chapter = Chapter.objects.get(course=course, slug="one")
+    exercise = Exercise.objects.get(chapter=chapter)
+    question = Question.objects.get(chapter=chapter)
+    choice = question.choices.get(is_correct=False)
+    page = lambda name, *args: reverse(f"frontend:{name}", args=[course.slug, *args])  # noqa: E731
+    return [
+        ("web", "get", page("course"), {}),
+        ("web", "get", page("chapter", "one"), {}),
+        ("web", "get", page("glossary"), {}),
+        ("web", "post", page("quiz_answer", "one"), {"question": question.pk, "choice": choice.pk}),
+        ("web", "post", page("place_save", "one"), {"place": "exercise-ex"}),
+        ("web", "get", page("course_complete"), {}),
+        ("web", "get", page("code_notebook"), {}),
+        ("api", "get", f"/api/exercises/{exercise.pk}/code/", {}),
+        ("api", "put", f"/api/exercises/{exercise.pk}/code/", {"code": "print(1)"}),
+        ("api", "get", f"/api/chapters/{chapter.pk}/quiz/", {}),
+        ("api", "post", "/api/quiz/answers/", {"question": question.pk, "choice": choice.pk}),
+        ("api", "post", "/api/runs/", {"exercise": exercise.pk, "code": "print(1)"}),
+    ]
+
+
+def _call(clients: dict, target) -> object:
+    which, method, url, data = target
+    if which == "api":
+        return getattr(clients[which], method)(url, data, format="json")
+    return getattr(clients[which], method)(url, data)
+
+
+def _learner_rows(learner) -> dict:
+    return {
+        "enrolments": Enrolment.objects.filter(user=learner).count(),
+        "exercise states": ExerciseState.objects.filter(user=learner).count(),
+        "answers": QuizAnswer.objects.filter(user=learner).count(),
+        "progress": ChapterProgress.objects.filter(user=learner).count(),
+        "runs": Run.objects.filter(user=learner).count(),
+    }
+
+
+@pytest.mark.django_db
+def test_an_invite_only_course_admits_no_one_uninvited_through_any_page_form_or_api(client, learner, course, cohort):
+    Question.objects.create(chapter=Chapter.objects.get(course=course), position=1, prompt="Which?")
+    question = Question.objects.get(chapter__course=course)
+    Choice.objects.create(question=question, position=1, text="Right", is_correct=True)
+    Choice.objects.create(question=question, position=2, text="Wrong", explanation="Because.")
+    api = APIClient()
+    api.force_authenticate(learner)
+    client.force_login(learner)
+    clients = {"web": client, "api": api}
+
+    for target in _learner_entry_points(course):
+        response = _call(clients, target)
+        assert response.status_code == 403, target
+        said = response.json()["detail"] if target[0] == "api" else response.content.decode()
+        assert "by invitation" in said, target
+    listed = api.get("/api/exercises/").json()
+    assert course.slug not in str(listed)
+    assert _learner_rows(learner) == dict.fromkeys(_learner_rows(learner), 0)  # nothing written, no one enrolled
+
+    # The same calls, once the learner joined with the invite link, are let through.
+    client.post(reverse("frontend:cohort_join", args=[cohort.invite_code]))
+    for target in _learner_entry_points(course):
+        assert _call(clients, target).status_code < 400, target
+    assert Exercise.objects.get(chapter__course=course).pk in [row["id"] for row in api.get("/api/exercises/").json()]

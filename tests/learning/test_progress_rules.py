@@ -4,7 +4,8 @@ import pytest
 from django.urls import reverse
 
 from courses.models import ChapterProgress, Enrolment
-from courses.selectors import course_outline_for_user, course_progress_for_learner
+from courses.selectors import course_outline_for_user
+from courses.selectors_progress import course_progress_for_learner
 from courses.services.progress import chapter_progress_refresh, exercise_code_save, exercise_record_pass
 from courses.services.quizzes import quiz_answer
 from tests.learning.conftest import chapter_url, questions_of, right
