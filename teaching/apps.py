@@ -8,9 +8,9 @@ class TeachingConfig(AppConfig):
     name = "teaching"
 
     def ready(self):
-        from django.db.models.signals import post_save, pre_delete, pre_save
+        from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_save
 
-        from courses.models import ChapterProgress, CohortMembership, Enrolment
+        from courses.models import ChapterProgress, Cohort, CohortMembership, Enrolment
         from courses.signals import learner_progressed, quiz_answered
         from runner.models import Run
         from runner.signals import run_finished
@@ -28,6 +28,9 @@ class TeachingConfig(AppConfig):
         )
         pre_delete.connect(
             receivers.on_membership_deleting, sender=CohortMembership, dispatch_uid="teaching.membership_deleting"
+        )
+        m2m_changed.connect(
+            receivers.on_members_added, sender=Cohort.members.through, dispatch_uid="teaching.members_added"
         )
         pre_save.connect(receivers.on_progress_saving, sender=ChapterProgress, dispatch_uid="teaching.progress_saving")
         post_save.connect(receivers.on_progress_saved, sender=ChapterProgress, dispatch_uid="teaching.progress_saved")

@@ -100,6 +100,21 @@ def on_membership_saved(sender, *, instance, created, raw=False, **kwargs):
         )
 
 
+def on_members_added(sender, *, instance, action, reverse, pk_set, **kwargs):
+    """Cohort.members.add() (or user.cohorts.add()) writes its memberships in one bulk insert, with
+    no post_save: each membership it made (pk_set holds only the new ones) joins as
+    on_membership_saved's would. Removing and clearing delete the rows one by one through the
+    delete signals (on_membership_deleting)."""
+    if action != "post_add" or not pk_set:
+        return
+    pairs = {(instance.pk, pk) for pk in pk_set} if reverse else {(pk, instance.pk) for pk in pk_set}
+    for membership in CohortMembership.objects.filter(
+        user_id__in={user_id for user_id, _ in pairs}, cohort_id__in={cohort_id for _, cohort_id in pairs}
+    ).select_related("cohort"):
+        if (membership.user_id, membership.cohort_id) in pairs:
+            on_membership_saved(CohortMembership, instance=membership, created=True)
+
+
 def on_membership_deleting(sender, *, instance, origin=None, **kwargs):
     """Only a membership deleted for itself: a deleted cohort or course takes its counts along, and
     a deleted learner's enrolment takes their shares from every cohort (on_enrolment_deleting)."""

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from courses.models import ChapterProgress, Choice, CohortMembership, Enrolment, Question
+from courses.models import ChapterProgress, Choice, Cohort, CohortMembership, Enrolment, Question
 from courses.services.progress import exercise_record_pass
 from courses.services.quizzes import quiz_answer
 from runner.models import Run
@@ -218,6 +218,27 @@ def test_a_learner_counts_in_a_cohort_while_a_member(hand_course):
     assert _counts(course) == _rebuilt(course)
     CohortMembership.objects.get(cohort=morning, user=cat).delete()
     assert morning_runs() == 6
+    assert _counts(course) == _rebuilt(course)
+
+
+def test_a_learner_counts_in_a_cohort_however_the_membership_is_written(hand_course, make_user):
+    course, morning, cat = hand_course.course, hand_course.morning, hand_course.cat
+    evening = Cohort.objects.create(course=course, name="Evening", invite_code="evening-code")
+    outsider = make_user(username="not-enrolled")
+
+    def runs(cohort):
+        return ExerciseCount.objects.filter(exercise=hand_course.e1, cohort=cohort).values_list("runs", flat=True)
+
+    morning.members.add(cat, outsider)  # a bulk insert: no row saved one by one
+    assert list(runs(morning)) == [9]
+    assert _counts(course) == _rebuilt(course)
+    cat.cohorts.add(evening)  # from the other side
+    morning.members.add(cat)  # already a member: nothing new
+    assert (list(runs(morning)), list(runs(evening))) == ([9], [3])
+    assert _counts(course) == _rebuilt(course)
+    morning.members.remove(cat)
+    evening.members.clear()
+    assert (list(runs(morning)), list(runs(evening))) == ([6], [0])
     assert _counts(course) == _rebuilt(course)
 
 
