@@ -28,7 +28,8 @@ function runProblemText(error) {
   }
   if (error.status === 503) return "The code runner is unavailable right now. Try again in a minute.";
   if (error.status === 413 || (error.status === 400 && /bytes|KiB|too large|limit/i.test(error.detail))) {
-    return `Your code is too large to run (at most 64 KiB). ${error.detail || ""}`.trim();
+    // The server's detail names its limit (RUNNER_MAX_CODE_BYTES), whatever it is set to.
+    return `Your code is too large to run. ${error.detail || ""}`.trim();
   }
   if (error.status === 401 || error.status === 403) return "Your session has ended. Log in again to run code.";
   if (error.status === 0) return error.detail;

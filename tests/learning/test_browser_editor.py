@@ -262,6 +262,7 @@ def test_it_lets_keyboard_users_out_and_visitors_in_and_says_why_a_run_cannot_st
     # Code over 64 KiB is neither saved nor run, and the page says why.
     _replace_code(page, first, "x = 1\n" + "#" * 70_000 + "\n")
     first.get_by_role("button", name="Run").click()
-    expect(status).to_contain_text("Your code is too large to run (at most 64 KiB)")
+    expect(status).to_contain_text("Your code is too large to run.")
+    expect(status).to_contain_text(f"the limit is {settings.RUNNER_MAX_CODE_BYTES} bytes")
     expect(first.locator(".save-state")).to_contain_text("Not saved")
     context.close()
