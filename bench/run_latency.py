@@ -101,7 +101,7 @@ def main() -> int:
                     bench.sequential(backend=backend, runs=min(2, args.runs), learner=0)  # warm-up
                     if mode == "warm":
                         bench.warm_up(learners=[0])
-                    wait_until_quiet()
+                    wait_until_quiet(timeout_s=args.settle_s)
                     mark = bench.mark()
                     progress(f"{label}: {args.runs} sequential runs")
                     latencies, lost = bench.sequential(backend=backend, runs=args.runs, learner=0)
@@ -112,7 +112,7 @@ def main() -> int:
                     if args.learners and args.per_learner:
                         if mode == "warm":
                             bench.warm_up(learners=list(range(1, args.learners + 1)))
-                        wait_until_quiet()
+                        wait_until_quiet(timeout_s=args.settle_s)
                         mark = bench.mark()
                         progress(f"{label}: {args.learners} learners x {args.per_learner}")
                         started = time.monotonic()
@@ -200,7 +200,7 @@ def main_embedded(args: argparse.Namespace) -> int:
             with bench.worker("local", mode="warm", learners=1, extra=beat):
                 bench.sequential(backend="local", runs=2, learner=0)
                 bench.warm_up(learners=[0])
-                wait_until_quiet()
+                wait_until_quiet(timeout_s=args.settle_s)
                 mark = bench.mark()
                 progress(f"{label}: {runs} sequential runs")
                 latencies, lost = bench.sequential(backend="local", runs=runs, learner=0)
@@ -254,6 +254,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--modes", default="cold,warm", help="with --warm: which of cold,warm to measure")
     parser.add_argument("--database", default="ec_bench", help="database to (re)create for the benchmark")
     parser.add_argument("--keep-db", action="store_true", help="keep the database afterwards")
+    parser.add_argument(
+        "--settle-s",
+        type=float,
+        default=120.0,
+        help="before each timed part, wait up to this long for the machine to be 85%% idle (0: no wait)",
+    )
     parser.add_argument(
         "--embedded",
         action="store_true",
@@ -750,9 +756,11 @@ def cpu_idle_share(seconds: float = 1.0) -> float:
     return (idle1 - idle0) / max(1, total1 - total0)
 
 
-def wait_until_quiet(idle: float = 0.85, timeout_s: float = 120) -> None:
+def wait_until_quiet(idle: float = 0.85, *, timeout_s: float) -> None:
     """Waits until the machine is mostly idle, so a timed part does not share the CPUs with
     what came before it (a warm pool starting spares takes a core for seconds)."""
+    if timeout_s <= 0:
+        return
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         share = cpu_idle_share()
