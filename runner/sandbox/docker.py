@@ -21,6 +21,7 @@ import time
 from datetime import UTC, datetime
 
 import docker
+import requests
 from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
@@ -30,6 +31,11 @@ from .gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick, gpu_devic
 from .pool import PoolHolder, WarmSettings
 from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
 from .warm_sandbox import WarmSandbox
+
+# What the engine's client raises: its own errors, and the requests library's for a call that timed
+# out or lost its connection (docker-py passes those through), so a slow or restarting engine ends
+# a run as an error, or is logged, instead of raising through the worker.
+ENGINE_ERRORS = (DockerException, requests.exceptions.RequestException)
 
 logger = logging.getLogger(__name__)
 
@@ -78,13 +84,13 @@ class DockerBackend:
         try:
             client = docker.from_env(timeout=5)
             client.ping()
-        except DockerException as e:
+        except ENGINE_ERRORS as e:
             return f"no Docker engine answers: {e}"
         try:
             client.images.get(image)
         except ImageNotFound:
             return f"the sandbox image {image} is missing: run `bash runner/image/build.sh`"
-        except DockerException as e:
+        except ENGINE_ERRORS as e:
             return f"the Docker engine could not be asked for {image}: {e}"
         finally:
             client.close()
@@ -156,7 +162,7 @@ class DockerBackend:
         limits = request.limits
         try:
             container = self.client.containers.create(**self.container_config(request))
-        except DockerException as e:
+        except ENGINE_ERRORS as e:
             return RunResult(status="error", reason=f"the sandbox container could not be created: {e}")
         started = time.monotonic()
         frames = None
@@ -170,7 +176,7 @@ class DockerBackend:
                 container.start()
                 # One JSON line; no half-close (the engine would end the whole attach stream).
                 raw.sendall(request_payload(request, address_space=False, processes=False, nonce=end.nonce))
-            except (DockerException, OSError) as e:
+            except (*ENGINE_ERRORS, OSError) as e:
                 return RunResult(
                     status="error",
                     reason=f"the sandbox container could not start: {e}",
@@ -180,7 +186,7 @@ class DockerBackend:
             frames = Frames(raw)
 
             def kill() -> None:
-                with contextlib.suppress(DockerException):  # already gone
+                with contextlib.suppress(*ENGINE_ERRORS):  # already gone
                     container.kill()
 
             collector, timed_out = supervise(
@@ -204,7 +210,7 @@ class DockerBackend:
                 container.remove(force=True)
             except NotFound:
                 pass
-            except DockerException:
+            except ENGINE_ERRORS:
                 logger.exception("could not remove sandbox container %s; the sweeper will", container.short_id)
         return run_result(
             collector=collector,
@@ -236,11 +242,11 @@ class DockerBackend:
         supervises it then sees the stream end and removes it."""
         try:
             containers = self.client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
-        except DockerException:
+        except ENGINE_ERRORS:
             logger.exception("could not look up the sandbox of run %s", run_id)
             return
         for container in containers:
-            with contextlib.suppress(DockerException):  # already stopped or removed
+            with contextlib.suppress(*ENGINE_ERRORS):  # already stopped or removed
                 container.remove(force=True)
         pool = self.warm.current()
         if pool is not None:
@@ -258,7 +264,7 @@ class DockerBackend:
         now = datetime.now(UTC)
         try:
             containers = self.client.containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}=1"})
-        except DockerException:
+        except ENGINE_ERRORS:
             logger.exception("could not list sandbox containers")
             return 0
         warm_max_age_s = WarmSettings.from_settings().max_age_s + max_age_s
@@ -276,7 +282,7 @@ class DockerBackend:
                 removed += 1
             except NotFound:
                 pass
-            except DockerException:
+            except ENGINE_ERRORS:
                 logger.exception("could not remove stray sandbox %s", container.short_id)
         return removed
 
@@ -377,8 +383,8 @@ class DockerWarmSandbox(WarmSandbox):
             self.sock = sock._sock
             self.sock.settimeout(None)
             self.container.start()
-        except (DockerException, OSError):
-            with contextlib.suppress(DockerException):
+        except (*ENGINE_ERRORS, OSError):
+            with contextlib.suppress(*ENGINE_ERRORS):
                 self.container.remove(force=True)
             raise
         threading.Thread(target=self._pump, name=f"warm-{self.id}", daemon=True).start()
@@ -408,7 +414,7 @@ class DockerWarmSandbox(WarmSandbox):
             self.sock.sendall(data)
 
     def _kill(self) -> None:
-        with contextlib.suppress(DockerException):
+        with contextlib.suppress(*ENGINE_ERRORS):
             self.container.kill()
 
     def _exit_code(self) -> int | None:
@@ -418,7 +424,7 @@ class DockerWarmSandbox(WarmSandbox):
             return None
 
     def _close(self) -> None:
-        with contextlib.suppress(DockerException):
+        with contextlib.suppress(*ENGINE_ERRORS):
             self.container.remove(force=True)
         # A removal the engine already had under way (auto_remove after a kill) answers at once:
         # the container counts in the pool's books until it is really gone.

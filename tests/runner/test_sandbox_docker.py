@@ -1,6 +1,7 @@
 """The docker backend's container settings, and what it leaves behind."""
 
 import contextlib
+import socket
 import threading
 
 import docker
@@ -43,6 +44,25 @@ def test_it_asks_for_gpus_only_on_a_gpu_worker_for_a_gpu_run():
     assert request["Count"] != -1
     on_cpu_worker = DockerBackend(image="img", gpu=False, client=object()).container_config(gpu_run)
     assert "device_requests" not in on_cpu_worker
+
+
+def test_an_engine_that_stops_answering_ends_the_run_as_an_error_and_raises_nothing(tmp_path):
+    # A socket that takes connections and never answers stands in for a hung engine (a real one
+    # cannot be made to hang on cue): each call times out inside the requests library.
+    path = tmp_path / "engine.sock"
+    hung = socket.socket(socket.AF_UNIX)
+    hung.bind(str(path))
+    hung.listen(16)
+    try:
+        client = docker.DockerClient(base_url=f"unix://{path}", version="1.41", timeout=0.5)
+        backend = DockerBackend(image="img", gpu=False, client=client)
+        result = backend.execute_cold(RunRequest(run_id="hung", code="print(1)"), lambda event: None)
+        assert result.status == "error"
+        assert "could not be created" in result.reason
+        backend.stop("hung")  # logged, not raised through the worker
+        assert backend.cleanup_strays() == 0
+    finally:
+        hung.close()
 
 
 @pytest.mark.services
