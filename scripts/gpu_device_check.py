@@ -283,7 +283,7 @@ finally:
 AFTER_OVERRUN = """\
 import torch
 device = "cuda" if torch.cuda.is_available() else "cpu"
-x = torch.ones(2**28, dtype=torch.int32, device=device)  # 1 GiB
+x = torch.ones(2**28, device=device)  # 1 GiB of float32
 print("sum", int(x.sum().item()), "on", device)
 """
 
