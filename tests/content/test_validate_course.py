@@ -5,6 +5,7 @@ The text problems need no sandbox; the exercise problems run in the real local s
 (bubblewrap), as the command does, and skip where it is missing (fail under CI)."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -162,8 +163,10 @@ def test_the_command_exits_0_on_the_demo_course():
     backend_or_skip("local")
     # Warm: one owner's runs after the first go to a warm sandbox, so the whole course takes seconds
     # (cold, each run pays a Python start and a torch import twice).
-    done = manage("validate_course", str(COURSE_DIR), "--backend", "local", "--warm", "--timings")
+    # (Its --timings report is tested on the small course above: three more runs of each exercise
+    # here would only repeat that.)
+    done = manage("validate_course", str(COURSE_DIR), "--backend", "local", "--warm")
 
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "median" in done.stdout.splitlines()[0]
-    assert "no problems" in done.stderr
+    assert "running chapters/10-scaling-and-efficiency/mixed-precision-anywhere" in done.stderr
+    assert re.search(r"no problems, \d+ exercises run in the sandbox", done.stderr), done.stderr

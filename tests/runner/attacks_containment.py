@@ -19,6 +19,9 @@ from tests.runner.attack_kit import (
     text,
 )
 
+# The wall limit of the attacks whose time-out is what they test.
+TIMEOUT_WALL_S = 3.0
+
 
 def _expect_output_cap(status: str, reason: str, outputs: list, exit_code: int | None) -> None:
     contained(status="failed", reason="output limit 1 MiB")(status, reason, outputs, exit_code)
@@ -70,16 +73,25 @@ CONTAINMENT: list[Attack] = [
         # Touching 2 GiB takes a while on a busy 2-core machine.
         wall_s=20.0,
     ),
-    Attack("cpu_loop", "while True:\n    pass\n", contained(status="timed_out", reason="time limit 5 s")),
+    # The time-out is what these three test: each has a short wall limit of its own (3 s), long
+    # enough for the program to be running (and, for the sleeper, to say so) before it ends.
+    Attack(
+        "cpu_loop",
+        "while True:\n    pass\n",
+        contained(status="timed_out", reason=f"time limit {TIMEOUT_WALL_S:g} s"),
+        wall_s=TIMEOUT_WALL_S,
+    ),
     Attack(
         "sleep_past_wall",
         "import time\nprint('going to sleep', flush=True)\ntime.sleep(600)\n",
-        contained(status="timed_out", reason="time limit 5 s", says="going to sleep"),
+        contained(status="timed_out", reason=f"time limit {TIMEOUT_WALL_S:g} s", says="going to sleep"),
+        wall_s=TIMEOUT_WALL_S,
     ),
     Attack(
         "sigterm_ignored",
         "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass\n",
-        contained(status="timed_out", reason="time limit 5 s"),
+        contained(status="timed_out", reason=f"time limit {TIMEOUT_WALL_S:g} s"),
+        wall_s=TIMEOUT_WALL_S,
     ),
     Attack("endless_print", "while True:\n    print('x' * 99)\n", _expect_output_cap),
     Attack(
