@@ -40,7 +40,10 @@ ENGINE_ERRORS = (DockerException, requests.exceptions.RequestException)
 logger = logging.getLogger(__name__)
 
 IMAGE_DEFAULT = "easycompilers-sandbox:latest"
+# A sandbox container's label; its value is the deployment's scope (RUNNER_SANDBOX_SCOPE), so a
+# worker stops and sweeps only its own deployment's sandboxes on an engine that several share.
 LABEL_SANDBOX = "easycompilers.sandbox"
+SCOPE_DEFAULT = "1"
 LABEL_RUN = "easycompilers.run"
 # A warm sandbox's container: "<host>:<pid>" of the worker process that owns it.
 LABEL_WARM = "easycompilers.warm"
@@ -67,6 +70,7 @@ class DockerBackend:
         # Whether this worker serves GPU runs (its `gpu` queue); a GPU run elsewhere gets none.
         self.gpu = setting("RUNNER_GPU", False) if gpu is None else gpu
         self.gpu_devices = list(setting("RUNNER_GPU_DEVICES", ["0"]))
+        self.scope = str(setting("RUNNER_SANDBOX_SCOPE", SCOPE_DEFAULT))
         self._client = client
         self.warm = PoolHolder(name=self.name, start=self._warm_start)
 
@@ -134,7 +138,7 @@ class DockerBackend:
             "working_dir": SANDBOX_TMP,
             "hostname": "sandbox",
             "environment": dict(ENVIRONMENT),
-            "labels": {LABEL_RUN: request.run_id, LABEL_SANDBOX: "1"},
+            "labels": {LABEL_RUN: request.run_id, LABEL_SANDBOX: self.scope},
             # Output goes to the worker over the attach socket only, never to disk on the host.
             "log_config": LogConfig(type=LogConfig.types.NONE),
         }
@@ -241,7 +245,8 @@ class DockerBackend:
         """Kills a run's container wherever it runs (this worker or a dead one); the worker that
         supervises it then sees the stream end and removes it."""
         try:
-            containers = self.client.containers.list(all=True, filters={"label": f"{LABEL_RUN}={run_id}"})
+            labels = [f"{LABEL_RUN}={run_id}", f"{LABEL_SANDBOX}={self.scope}"]
+            containers = self.client.containers.list(all=True, filters={"label": labels})
         except ENGINE_ERRORS:
             logger.exception("could not look up the sandbox of run %s", run_id)
             return
@@ -263,7 +268,7 @@ class DockerBackend:
         removed = 0
         now = datetime.now(UTC)
         try:
-            containers = self.client.containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}=1"})
+            containers = self.client.containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}={self.scope}"})
         except ENGINE_ERRORS:
             logger.exception("could not list sandbox containers")
             return 0
@@ -372,7 +377,7 @@ class DockerWarmSandbox(WarmSandbox):
     def __init__(self, *, backend: DockerBackend, limits: Limits, gpu: bool):
         super().__init__(shape=(limits, gpu))
         config = backend.container_config(RunRequest(run_id=f"warm-{self.id}", code="", limits=limits, gpu=gpu))
-        config["labels"] = {LABEL_SANDBOX: "1", LABEL_WARM: _warm_owner()}
+        config["labels"] = {LABEL_SANDBOX: backend.scope, LABEL_WARM: _warm_owner()}
         config["command"] = ["--serve"]
         config["detach"] = False  # with stdin_open: StdinOnce
         config["auto_remove"] = True

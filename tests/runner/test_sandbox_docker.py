@@ -6,10 +6,11 @@ import threading
 
 import docker
 import pytest
+from django.conf import settings
 
 from runner.sandbox import seccomp
 from runner.sandbox.base import Limits, RunRequest
-from runner.sandbox.docker import LABEL_SANDBOX, DockerBackend
+from runner.sandbox.docker import LABEL_RUN, LABEL_SANDBOX, DockerBackend
 
 
 def test_it_sets_every_limit_on_the_container():
@@ -28,7 +29,7 @@ def test_it_sets_every_limit_on_the_container():
     assert config["cap_drop"] == ["ALL"] and config["security_opt"][0] == "no-new-privileges"
     assert config["security_opt"][1] == f"seccomp={seccomp.docker_profile()}"
     assert config["user"] == "65534:65534"
-    assert config["labels"] == {"easycompilers.run": "r1", LABEL_SANDBOX: "1"}
+    assert config["labels"] == {"easycompilers.run": "r1", LABEL_SANDBOX: settings.RUNNER_SANDBOX_SCOPE}
     assert not any(k in config["environment"] for k in ("SECRET_KEY", "DATABASE_URL", "REDIS_URL"))
     assert "device_requests" not in config
 
@@ -66,27 +67,41 @@ def test_an_engine_that_stops_answering_ends_the_run_as_an_error_and_raises_noth
 
 
 @pytest.mark.services
-def test_it_removes_strays_and_its_own_containers(docker_backend, run_code):
+def test_it_removes_strays_and_its_own_containers_and_never_another_deployments(docker_backend, run_code):
     client = docker.from_env()
+    scope = docker_backend.scope
 
     def cold_sandboxes():
         # Warm sandboxes of worker processes still alive in this test session are not strays.
-        listed = client.containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}=1"})
+        listed = client.containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}={scope}"})
         return [c for c in listed if not any(label.startswith("easycompilers.warm") for label in c.labels)]
 
     run_code(docker_backend, "print('x')", wall_s=10)
     assert cold_sandboxes() == []
-    stray = client.containers.create(
-        docker_backend.image, labels={LABEL_SANDBOX: "1"}, network_mode="none", entrypoint=["true"]
-    )
+    # A stray of this deployment, and a sandbox of another deployment on the same engine (a CI stack
+    # beside the tests, another test process), as old as the stray and with the same run id.
+    made = [
+        client.containers.create(
+            docker_backend.image,
+            labels={LABEL_SANDBOX: label, LABEL_RUN: "same-run-id"},
+            network_mode="none",
+            entrypoint=["true"],
+        )
+        for label in (scope, f"{scope}-another-deployment")
+    ]
+    stray, theirs = made
     try:
         assert docker_backend.cleanup_strays(max_age_s=3600) == 0
         assert docker_backend.cleanup_strays(max_age_s=0) == 1
         with pytest.raises(docker.errors.NotFound):
             client.containers.get(stray.id)
+        docker_backend.stop("same-run-id")
+        theirs.reload()
+        assert theirs.labels[LABEL_SANDBOX] == f"{scope}-another-deployment"
     finally:
-        with contextlib.suppress(docker.errors.NotFound):
-            stray.remove(force=True)
+        for container in made:
+            with contextlib.suppress(docker.errors.NotFound):
+                container.remove(force=True)
 
 
 HOLD_THREADS = """

@@ -2,13 +2,14 @@
 environment (see .env.example); dev, test and production modules override only what they must."""
 
 import os
+import re
 from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 
 from ecplatform import limits
-from ecplatform.env import env_bool, env_choice, env_int, env_list, env_str
+from ecplatform.env import EnvError, env_bool, env_choice, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parents[3]
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -218,6 +219,12 @@ SPECTACULAR_SETTINGS = {
 RUNNER_BACKEND = env_choice("RUNNER_BACKEND", "auto", ("auto", "docker", "local"))
 # docker backend: the sandbox image, and whether this worker's sandboxes get GPUs (a `gpu` worker).
 RUNNER_DOCKER_IMAGE = env_str("RUNNER_DOCKER_IMAGE", "easycompilers-sandbox:latest")
+# docker backend: which deployment's sandboxes a worker makes, stops and sweeps (the value of each
+# container's easycompilers.sandbox label). Two deployments on one Docker engine (a CI stack beside a
+# test session, staging beside production) then never remove each other's sandboxes as strays.
+RUNNER_SANDBOX_SCOPE = env_str("RUNNER_SANDBOX_SCOPE", "1")
+if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,62}", RUNNER_SANDBOX_SCOPE):
+    raise EnvError(f"RUNNER_SANDBOX_SCOPE={RUNNER_SANDBOX_SCOPE!r}: letters, digits, '_', '.' and '-', at most 63")
 RUNNER_GPU = env_bool("RUNNER_GPU", False)
 # A GPU worker's devices (indexes, GPU UUIDs or MIG slice UUIDs): each GPU sandbox gets one of them.
 RUNNER_GPU_DEVICES = env_list("RUNNER_GPU_DEVICES", ["0"])
