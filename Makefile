@@ -7,7 +7,7 @@ PORT ?= 8000
 SEED_OVERLAP ?= ../shared/tools/seed_overlap.py
 export DJANGO_SETTINGS_MODULE ?= ecplatform.settings.dev
 
-.PHONY: run test setup prereqs lint content fmt migrate demo image clean
+.PHONY: run test test-fast setup prereqs lint content fmt migrate demo image clean
 
 # The system packages come first (scripts/prereqs.sh installs what is missing, or says how, and
 # stops): every other target depends on them. `make test` also wants what the tests use; a
@@ -53,9 +53,20 @@ run: demo
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	bash scripts/serve.sh $(HOST) $(PORT)
 
-# The tests' own settings (pyproject's), not the development settings exported above.
+# The tests' own settings (pyproject's), not the development settings exported above. Most tests
+# wait (on a worker, a sandbox, a browser), so they run in TEST_WORKERS processes (pytest-xdist),
+# more than the cores; each has its own PostgreSQL and Redis database and sandbox scope
+# (ecplatform/settings/test.py), and a module's tests stay in one process (its fixtures start once).
+TEST_WORKERS ?= 3
+TEST_XDIST = -n $(TEST_WORKERS) --dist loadscope
 test: setup
-	DJANGO_SETTINGS_MODULE=ecplatform.settings.test $(PY) -m pytest $(PYTEST_ARGS)
+	DJANGO_SETTINGS_MODULE=ecplatform.settings.test $(PY) -m pytest $(TEST_XDIST) $(PYTEST_ARGS)
+
+# The inner loop: everything but the sandbox batteries, the worker and web processes and the
+# browsers (the `services` and `browser` markers, which tests/conftest.py also sets from the
+# fixtures a test takes). `make test` runs everything, as CI does.
+test-fast: setup
+	DJANGO_SETTINGS_MODULE=ecplatform.settings.test $(PY) -m pytest $(TEST_XDIST) -m "not services and not browser" $(PYTEST_ARGS)
 
 lint: setup
 	$(VENV)/bin/ruff check .

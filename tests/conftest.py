@@ -9,6 +9,36 @@ from accounts.services import user_create
 # module would be a separate fixture per module, each starting a worker and a web server of its own.
 from tests.runner.worker import *  # noqa: F403
 
+# What a test waits on, read from the fixtures it takes, so the markers hold for every test that
+# uses them and not only where a module says so: `make test-fast` leaves out both.
+BROWSER_FIXTURES = {"browser", "chromium"}
+SERVICE_FIXTURES = {
+    # a Celery worker or a web server process
+    "run_worker",
+    "any_backend_worker",
+    "worker_switch",
+    "worker_backend",
+    "web_server",
+    # a sandbox backend, the demo course's exercises in the harness, the embedded platform, Redis
+    "sandbox_backend",
+    "local_backend",
+    "docker_backend",
+    "warm_backend",
+    "exercise_run",
+    "local_sandbox",
+    "embedded",
+    "redis_broker",
+}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if fixtures & SERVICE_FIXTURES:
+            item.add_marker(pytest.mark.services)
+
 
 @pytest.fixture(scope="session", autouse=True)
 def _test_database_left_alone_at_the_end(django_db_setup, django_db_blocker):
