@@ -12,7 +12,6 @@ fraction in its environment. It is not a containment boundary: the backends' bat
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -33,12 +32,15 @@ def _sandbox_modules():
         package = types.ModuleType("ecplatform")
         package.__path__ = [str(ROOT / "platform" / "ecplatform")]
         sys.modules["ecplatform"] = package
-    from runner.sandbox import base, gpus, protocol, warm_sandbox
+    from runner.sandbox import base, gpus, local_launcher, protocol, warm_sandbox
 
-    return base, gpus, protocol, warm_sandbox
+    return base, gpus, local_launcher, protocol, warm_sandbox
 
 
-base, gpus, protocol, warm_sandbox = _sandbox_modules()
+base, gpus, local_launcher, protocol, warm_sandbox = _sandbox_modules()
+# The local backend's process helpers: the same kill of the sandbox's process group, the same
+# capped stderr reader and stdin feed.
+kill = local_launcher.kill_group
 
 
 # --- the sandbox without a container -------------------------------------------------------------
@@ -156,11 +158,6 @@ def start(*, device: str, gpu: bool, serve: bool) -> subprocess.Popen:
     )
 
 
-def kill(proc: subprocess.Popen) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, 9)
-
-
 def run_cold(request, *, device: str, gpu: bool) -> tuple:
     """One run in a fresh harness (cold), as the backends' execute_cold runs it."""
     events: list = []
@@ -168,11 +165,9 @@ def run_cold(request, *, device: str, gpu: bool) -> tuple:
     started = time.monotonic()
     proc = start(device=device, gpu=gpu, serve=False)
     stderr: list[bytes] = []
-    threading.Thread(target=lambda: stderr.append(proc.stderr.read()), daemon=True).start()
+    threading.Thread(target=local_launcher.read_capped, args=(proc.stderr, stderr), daemon=True).start()
     payload = protocol.request_payload(request, address_space=not gpu, processes=False, nonce=end.nonce)
-    with contextlib.suppress(OSError):
-        proc.stdin.write(payload)
-        proc.stdin.close()
+    local_launcher.feed_stdin(proc, payload)
     try:
         collector, timed_out = protocol.supervise(
             read=end.reader(lambda: proc.stdout.read1(65536)),
