@@ -353,15 +353,25 @@ class WarmPool:
         logger.warning("warm pool %s: closed with sandboxes still going: %s", self.name, self.stats())
 
 
+# Who is told that a learner's sandbox now waits in this process for their next run (the runner's
+# routing sends that run here). The pool knows nothing of who listens: the app that runs it
+# registers its listener (runner.apps), so the sandbox package imports nothing of the platform and
+# runs from plain scripts (benchmarks) with no listener at all.
+_bound_listeners: list[Callable[..., None]] = []
+
+
+def learner_bound_listen(listener: Callable[..., None]) -> None:
+    """Call `listener(owner=, gpu=, idle_s=)` each time a sandbox is bound to a learner."""
+    if listener not in _bound_listeners:
+        _bound_listeners.append(listener)
+
+
 def _learner_bound(*, owner: str, gpu: bool, idle_s: float) -> None:
-    try:
-        from runner.routing import routing_learner_bound
-    except Exception:  # Django not configured (benchmarks run backends from plain scripts)
-        return
-    try:
-        routing_learner_bound(owner=owner, gpu=gpu, idle_s=idle_s)
-    except Exception:
-        logger.exception("could not record the host of learner %s", owner)
+    for listener in list(_bound_listeners):
+        try:
+            listener(owner=owner, gpu=gpu, idle_s=idle_s)
+        except Exception:
+            logger.exception("could not tell that learner %s has a sandbox here", owner)
 
 
 def _ready_s(pool: WarmPool) -> float:

@@ -68,3 +68,29 @@ def test_the_reason_check_catches_each_way_of_reading_it():
     ):
         assert READS_REASON.search(line), line
     assert not READS_REASON.search('reason = "stopped by learner"')
+
+
+# An import of one of the platform's apps other than the sandbox package, or of its settings
+# package other than the plain modules of limits and environment values (no Django in them).
+IMPORTS_AN_APP = re.compile(
+    r"^\s*(from|import)\s+(accounts|courses|teaching|runner(?!\.sandbox\b)|ecplatform(?!(\.| import )(limits|env)\b))\b"
+)
+
+
+def test_the_sandbox_package_imports_nothing_of_the_platforms_apps():
+    """runner/sandbox/ runs learners' code and nothing else: backends run from plain scripts and
+    the harness runs in the sandbox, so what the platform needs of them (routing a learner's next
+    run, say) it registers as a callback rather than being imported."""
+    sources = _tracked("runner/sandbox/*.py")
+    assert len(sources) > 5, "the walk found the sandbox package"
+    importing = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sources
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if IMPORTS_AN_APP.search(line)
+    ]
+    assert importing == [], "\n".join(importing)
+    assert IMPORTS_AN_APP.search("        from runner.routing import routing_learner_bound")
+    assert IMPORTS_AN_APP.search("from ecplatform.settings import base")
+    assert not IMPORTS_AN_APP.search("from runner.sandbox.base import Limits")
+    assert not IMPORTS_AN_APP.search("from ecplatform import limits as caps")
