@@ -153,18 +153,18 @@ def bench_one(*, args, base: str, learners: int) -> int:
 
 
 def bench_writes(*, course, repeat: int) -> None:
-    """What keeping the dashboards in step costs a learner: the time the dashboards' receivers take
-    when a run of one of the busiest learners ends (the run_finished signal, sent in the
-    transaction that ends the run). The runs end one after another today, in one transaction rolled
-    back at the end so the course stays as generated: the first makes the day's rows, the rest
-    move them, as a learner's runs do."""
+    """What keeping the dashboards in step costs a worker: the time counting one finished run of
+    one of the busiest learners takes (teaching.services.run_counts.run_counted, which a worker
+    runs just after the learner has the run's result). The runs are counted one after another
+    today, in one transaction rolled back at the end so the course stays as generated: the first
+    makes the day's rows, the rest move them, as a learner's runs do."""
     from django.db import connection, transaction
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
     from runner.models import Run
-    from runner.signals import run_finished
     from teaching.models import ExerciseSummary
+    from teaching.services.run_counts import run_counted
 
     busiest = ExerciseSummary.objects.filter(course=course).order_by("-runs").values("user_id", "exercise_id")[0]
     times, queries = [], []
@@ -173,24 +173,23 @@ def bench_writes(*, course, repeat: int) -> None:
             with transaction.atomic(), CaptureQueriesContext(connection) as captured:
                 now = timezone.now()
                 started = time.perf_counter()
-                run_finished.send(
-                    sender=Run,
-                    run_id=0,
-                    **busiest,
-                    status=Run.Status.SUCCEEDED,
-                    check_passed=i == repeat - 1,
-                    limit=Run.Limit.NONE,
-                    cause=Run.Cause.PROGRAM,
-                    created_at=now,
-                    finished_at=now,
-                    duration_ms=650 + 10 * i,
-                    error_name="" if i == repeat - 1 else ("NameError", "TypeError")[i % 2],
+                run_counted(
+                    {
+                        **busiest,
+                        "status": Run.Status.SUCCEEDED,
+                        "passed": i == repeat - 1,
+                        "limit": Run.Limit.NONE,
+                        "created_at": now,
+                        "finished_at": now,
+                        "duration_ms": 650 + 10 * i,
+                        "error_name": "" if i == repeat - 1 else ("NameError", "TypeError")[i % 2],
+                    }
                 )
                 times.append((time.perf_counter() - started) * 1000)
             queries.append(len(captured))
         transaction.set_rollback(True)
     p95 = statistics.quantiles(times, n=20)[-1]
-    label = f"{repeat} run ends (dashboards kept)"
+    label = f"{repeat} runs counted (after their end)"
     print(f"{label:<38} {statistics.median(times):>9.1f} {p95:>9.1f} {statistics.median(queries):>8.0f}")
 
 

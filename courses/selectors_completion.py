@@ -173,7 +173,7 @@ def _exercise_records(*, user, chapter_ids: list[int], with_code: bool) -> dict[
     last_runs = {}
     if with_code:
         ids = [exercise.last_run_id for exercise in exercises if exercise.last_run_id is not None]
-        fields = ("id", "code", "outputs", "status", "created_at", "check_passed")
+        fields = ("id", "code", "outputs", "status", "created_at", "passed")
         last_runs = (
             {run.pk: run for run in run_list_for_user(user=user).filter(pk__in=ids).only(*fields)} if ids else {}
         )

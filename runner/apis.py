@@ -67,6 +67,7 @@ class RunOutputSerializer(serializers.ModelSerializer):
             "limit",
             "cause",
             "check_passed",
+            "passed",
             "backend",
             "created_at",
             "started_at",
@@ -332,7 +333,7 @@ class RunEventsApi(APIView):
         summary="Stream a run's events",
         description="Server-sent events: each output event as `data: <json>` with `id: <index in outputs>`, "
         'then one `event: status` whose data is {"type": "status", "status", "exit_code", "reason", '
-        '"duration_ms", "limit", "cause", "check_passed"}, then the stream ends.',
+        '"duration_ms", "limit", "cause", "check_passed", "passed"}, then the stream ends.',
     )
     def get(self, request, run_id):
         run = selectors.run_get_for_user(user=request.user, run_id=run_id)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from runner.sandbox import backend_get, backend_shared
 from runner.sandbox.base import Limits, RunRequest, SandboxBackend
 from runner.sandbox.harness import CHECK_BROKEN
+from runner.verdict import RunEnd
 
 # What check_sandbox returns and sandbox_check_run takes: treat it as opaque (its `name` aside).
 CheckSandbox = SandboxBackend
@@ -28,18 +29,16 @@ def check_sandbox(name: str = "auto", *, shared: bool = False) -> CheckSandbox:
 
 @dataclass
 class CheckedRun:
-    """What one run of some code with a check left: how it ended and the check events."""
+    """What one run of some code with a check left: how it ended, its verdict (as a learner's run
+    of the same code would have it, runner/verdict.py) and the check events."""
 
     status: str
     reason: str
     duration_ms: int
     checks: list[dict]
+    passed: bool = False
     warm: bool = False  # whether it ran in a warm sandbox
     events: list[dict] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        return self.status == "succeeded" and any(check.get("passed") is True for check in self.checks)
 
     @property
     def check_broke(self) -> bool:
@@ -74,11 +73,13 @@ def sandbox_check_run(
         owner=owner,
     )
     result = sandbox.execute(request, events.append)
+    end = RunEnd.from_sandbox(result, stop_seen=False, events=events)
     return CheckedRun(
-        status=result.status,
-        reason=result.reason,
+        status=end.status,
+        reason=end.reason,
         duration_ms=result.duration_ms,
         checks=[event for event in events if event.get("type") == "check"],
+        passed=end.passed,
         warm=bool(result.details.get("warm")),
         events=events,
     )

@@ -98,6 +98,9 @@ class Run(models.Model):
     # (None when the run had no check event).
     error_name = models.CharField(max_length=100, blank=True)
     check_passed = models.BooleanField(null=True, blank=True)
+    # The run's verdict (runner/verdict.py), stored with its status: it succeeded and its check
+    # passed. Everything that asks "did this run pass" reads this column or the status event's copy.
+    passed = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at"]
@@ -119,6 +122,10 @@ class Run(models.Model):
                 | models.Q(status__in=["succeeded", "failed", "timed_out", "error"], finished_at__isnull=False),
                 name="run_finished_at_matches_status",
             ),
+            # Only a run that succeeded can have passed.
+            models.CheckConstraint(
+                condition=models.Q(passed=False) | models.Q(status="succeeded"), name="run_passed_only_if_succeeded"
+            ),
         ]
 
     def __str__(self):
@@ -130,7 +137,8 @@ class Run(models.Model):
 
     def status_event(self) -> dict:
         """The event that ends a run's event stream: DESIGN.md's fields, then the facts (which limit
-        stopped the run, who ended it, the check's verdict) that code reads instead of `reason`."""
+        stopped the run, who ended it, the check's verdict, the run's verdict) that code reads
+        instead of `reason`."""
         return {
             "type": "status",
             "status": self.status,
@@ -140,4 +148,5 @@ class Run(models.Model):
             "limit": self.limit,
             "cause": self.cause,
             "check_passed": self.check_passed,
+            "passed": self.passed,
         }

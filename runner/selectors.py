@@ -65,6 +65,7 @@ def run_snapshot(*, run_id) -> Run | None:
             "limit",
             "cause",
             "check_passed",
+            "passed",
             "duration_ms",
             "finished_at",
         )

@@ -13,7 +13,6 @@ import logging
 import math
 import socket
 import time
-from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -30,6 +29,7 @@ from runner import events, selectors, signals
 from runner.models import Run
 from runner.recorder import Recording, RunRecorder, column_text, sandbox_stop
 from runner.sandbox.base import Limits, RunRequest, RunResult
+from runner.verdict import RunEnd
 
 log = logging.getLogger(__name__)
 
@@ -37,44 +37,7 @@ REASON_BROKER_UNAVAILABLE = "broker unavailable"
 REASON_WORKER_LOST = "worker lost"
 REASON_WORKER_STOPPED = "worker stopped responding"
 REASON_NEVER_STARTED = "no worker picked the run up"
-REASON_STOPPED = "stopped by learner"
 REASON_PLATFORM_FAULT = "the platform failed to record the run's end (a fault of ours, not of the program)"
-
-
-@dataclass(frozen=True)
-class RunEnd:
-    """How a run ended, as its terminal write stores it: the status; the facts code reads (which
-    limit stopped it, who ended it); the sentence people read; and what the sandbox measured."""
-
-    status: str
-    cause: str
-    reason: str = ""
-    limit: str = Run.Limit.NONE
-    exit_code: int | None = None
-    duration_ms: int | None = None
-
-    @classmethod
-    def platform(cls, reason: str, **measured) -> RunEnd:
-        """A run the platform ended or failed (a broken sandbox, a lost worker): status error."""
-        return cls(status=Run.Status.ERROR, cause=Run.Cause.PLATFORM, reason=reason, **measured)
-
-    @classmethod
-    def stopped_by_learner(cls, **measured) -> RunEnd:
-        return cls(status=Run.Status.FAILED, cause=Run.Cause.LEARNER, reason=REASON_STOPPED, **measured)
-
-    @classmethod
-    def from_sandbox(cls, result: RunResult, *, stop_seen: bool) -> RunEnd:
-        """The end of a run the worker ran: the sandbox's verdict, unless the learner pressed Stop
-        (a run stopped while it succeeded stays a success)."""
-        measured = {"exit_code": result.exit_code, "duration_ms": result.duration_ms}
-        if result.status not in Run.TERMINAL:
-            return cls.platform(f"sandbox returned an unknown status {result.status!r}", **measured)
-        if stop_seen and result.status != Run.Status.SUCCEEDED:
-            return cls.stopped_by_learner(**measured)
-        if result.status == Run.Status.ERROR:
-            return cls.platform(result.reason, **measured)
-        limit = result.limit if result.limit in Run.Limit.values else Run.Limit.NONE
-        return cls(status=result.status, cause=Run.Cause.PROGRAM, reason=result.reason, limit=limit, **measured)
 
 
 class RunCapReached(Exception):
@@ -212,7 +175,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         return
     events.run_running_publish(run_id=run_id)
 
-    run = Run.objects.select_related("exercise").get(pk=run_id)
+    run = Run.objects.select_related("exercise", "user").get(pk=run_id)
     exercise = run.exercise
     request = RunRequest(
         run_id=str(run.pk),
@@ -242,30 +205,31 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         log.exception("could not record the end of run %s", run_id)
         _run_end_after_fault(run_id=run_id, recorder=recorder)
         return
+    published_at = time.perf_counter()
+    _run_ended_tell(run_id=run_id)
     # Where the worker's time went (bench/run_latency.py reads these lines): claiming the run,
-    # the sandbox (and in it the run's own process, where the backend knows it), and the last
-    # write and publish.
+    # the sandbox (and in it the run's own process, where the backend knows it), the last write
+    # and publish, and what followed once the learner had the result (the dashboards' count).
     run_ms = result.details.get("run_ms")
     log.info(
-        "run %s %s, %s: claim %.1f ms, sandbox %.1f ms (program %s ms), finish %.1f ms",
+        "run %s %s, %s: claim %.1f ms, sandbox %.1f ms (program %s ms), finish %.1f ms, after %.1f ms",
         run_id,
         status,
         "warm" if result.details.get("warm") else "cold",
         (claimed_at - clock) * 1000,
         (ran_at - claimed_at) * 1000,
         "-" if run_ms is None else f"{run_ms:.1f}",
-        (time.perf_counter() - ran_at) * 1000,
+        (published_at - ran_at) * 1000,
+        (time.perf_counter() - published_at) * 1000,
     )
 
 
 def _run_end(*, run: Run, recorder: RunRecorder, result: RunResult) -> str:
-    """The last write of a run the worker ran: its output, status and summary together. Returns
-    the status it wrote."""
+    """The last write of a run the worker ran: its output, status, verdict and summary together,
+    and the learner's pass with them. Returns the status it wrote."""
     recording = recorder.stop(warm=result.details.get("warm"))
-    end = RunEnd.from_sandbox(result, stop_seen=recorder.stop_seen)
-    ended = _run_finish_recorded(run_id=run.pk, end=end, recording=recording)
-    if ended and end.status == Run.Status.SUCCEEDED and _check_passed(recording.events):
-        exercise_record_pass(user=run.user, exercise=run.exercise)
+    end = RunEnd.from_sandbox(result, stop_seen=recorder.stop_seen, events=recording.events)
+    _run_finish_recorded(run=run, end=end, recording=recording)
     return end.status
 
 
@@ -283,24 +247,17 @@ def _run_end_after_fault(*, run_id, recorder: RunRecorder) -> None:
         log.exception("could not end run %s after a fault; the sweeper will", run_id)
 
 
-def run_summary_fields(*, outputs: list[dict]) -> dict:
-    """The columns the dashboards count: the first error's name and the check's verdict."""
+def _error_name(outputs: list[dict]) -> str:
+    """The first error's name, as the dashboards count errors."""
     error = next((e for e in outputs if e.get("type") == "error"), None)
-    check = next((e for e in outputs if e.get("type") == "check"), None)
-    return {
-        "error_name": column_text(str(error.get("ename") or ""))[:100] if error else "",
-        "check_passed": (check.get("passed") is True) if check else None,
-    }
-
-
-def _check_passed(outputs: list[dict]) -> bool:
-    return any(event.get("type") == "check" and event.get("passed") is True for event in outputs)
+    return column_text(str(error.get("ename") or ""))[:100] if error else ""
 
 
 # --- the terminal write ------------------------------------------------------------------------------
 # A run ends exactly once: each of the two functions below writes its end over one of the statuses
 # it may end from (a finished run stays finished), tells `run_finished` listeners in the same
-# transaction, then publishes the status event. Both return whether this call ended the run.
+# transaction, publishes the status event, then tells `run_ended` listeners. Both return whether
+# this call ended the run.
 
 
 def _run_finish(*, run_id, end: RunEnd, from_status: tuple[str, ...]) -> bool:
@@ -311,15 +268,28 @@ def _run_finish(*, run_id, end: RunEnd, from_status: tuple[str, ...]) -> bool:
     run = selectors.run_snapshot(run_id=run_id)
     if run is not None:
         events.run_events_publish(run_id=run_id, events=[(len(run.outputs), run.status_event())])
+    _run_ended_tell(run_id=run_id)
     return True
 
 
-def _run_finish_recorded(*, run_id, end: RunEnd, recording: Recording) -> bool:
-    """The worker's last write: the output, its summary and the end in one write (whoever sees the
-    run ended sees all of it), then one message with the unpublished events and the status."""
-    summary = run_summary_fields(outputs=recording.events)
-    fields = {**_run_end_fields(end), **recording.row_fields(), **summary, "warm": recording.warm}
-    if not _run_end_write(run_id=run_id, fields=fields, from_status=(Run.Status.RUNNING,)):
+def _run_finish_recorded(*, run: Run, end: RunEnd, recording: Recording) -> bool:
+    """The worker's last write: the output, its summary, the end and, for a pass, the learner's
+    progress in one transaction (whoever sees the run ended sees all of it, and a pass the page
+    shows is a pass the learner keeps), then one message with the unpublished events and the
+    status."""
+    fields = {
+        **_run_end_fields(end),
+        **recording.row_fields(),
+        "error_name": _error_name(recording.events),
+        "check_passed": end.check_passed,
+        "warm": recording.warm,
+    }
+
+    def record_pass() -> None:
+        if end.passed:
+            exercise_record_pass(user=run.user, exercise=run.exercise)
+
+    if not _run_end_write(run_id=run.pk, fields=fields, from_status=(Run.Status.RUNNING,), then=record_pass):
         return False
     status_event = Run(
         status=end.status,
@@ -328,12 +298,23 @@ def _run_finish_recorded(*, run_id, end: RunEnd, recording: Recording) -> bool:
         duration_ms=fields.get("duration_ms"),
         limit=end.limit,
         cause=end.cause,
-        check_passed=summary["check_passed"],
+        check_passed=end.check_passed,
+        passed=end.passed,
     ).status_event()
     first, batch = recording.unpublished
     seq = len(recording.events)
-    events.run_events_publish(run_id=run_id, events=[*enumerate(batch, start=first), (seq, status_event)])
+    events.run_events_publish(run_id=run.pk, events=[*enumerate(batch, start=first), (seq, status_event)])
     return True
+
+
+def _run_ended_tell(*, run_id) -> None:
+    """After the learner has the result: what may wait. A receiver's failure is logged, never the
+    run's (the run has ended; what the receiver left to do, it noted in `run_finished`)."""
+    for receiver, outcome in signals.run_ended.send_robust(sender=Run, run_id=run_id):
+        if isinstance(outcome, Exception):
+            log.error(
+                "run %s: %s failed after its end", run_id, getattr(receiver, "__name__", receiver), exc_info=outcome
+            )
 
 
 def _run_end_fields(end: RunEnd) -> dict[str, Any]:
@@ -342,6 +323,7 @@ def _run_end_fields(end: RunEnd) -> dict[str, Any]:
         "reason": column_text(end.reason or "")[:500],
         "limit": end.limit,
         "cause": end.cause,
+        "passed": end.passed,
         "finished_at": timezone.now(),
     }
     if end.exit_code is not None:
@@ -351,31 +333,15 @@ def _run_end_fields(end: RunEnd) -> dict[str, Any]:
     return fields
 
 
-# What a `run_finished` listener is told of the run, read in the one query that follows the write.
-RUN_FINISHED_FIELDS = (
-    "user_id",
-    "exercise_id",
-    "check_passed",
-    "limit",
-    "cause",
-    "created_at",
-    "duration_ms",
-    "error_name",
-)
-
-
-def _run_end_write(*, run_id, fields: dict[str, Any], from_status: tuple[str, ...]) -> bool:
+def _run_end_write(*, run_id, fields: dict[str, Any], from_status: tuple[str, ...], then=None) -> bool:
+    """The terminal write, and `then()` (what commits with it) in its transaction."""
     with transaction.atomic():
         ended = Run.objects.filter(pk=run_id, status__in=from_status).update(**fields)
         if not ended:
             return False
-        if signals.run_finished.has_listeners(Run):
-            # In the same transaction: a summary kept from this signal is never ahead of, or
-            # behind, the run it counts.
-            row = Run.objects.values(*RUN_FINISHED_FIELDS).get(pk=run_id)
-            signals.run_finished.send(
-                sender=Run, run_id=run_id, status=fields["status"], finished_at=fields["finished_at"], **row
-            )
+        if then is not None:
+            then()
+        signals.run_finished.send(sender=Run, run_id=run_id, status=fields["status"], finished_at=fields["finished_at"])
     return True
 
 

@@ -161,6 +161,7 @@ class _RunSerializer(serializers.Serializer):
     duration_ms = serializers.IntegerField(allow_null=True)
     error_name = serializers.CharField()
     check_passed = serializers.BooleanField(allow_null=True)
+    passed = serializers.BooleanField()
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
 

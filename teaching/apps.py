@@ -13,10 +13,11 @@ class TeachingConfig(AppConfig):
         from courses.models import ChapterProgress, Cohort, CohortMembership, Enrolment
         from courses.signals import learner_progressed, quiz_answered
         from runner.models import Run
-        from runner.signals import run_finished
+        from runner.signals import run_ended, run_finished
         from teaching import receivers
 
         run_finished.connect(receivers.on_run_finished, sender=Run, dispatch_uid="teaching.run_finished")
+        run_ended.connect(receivers.on_run_ended, sender=Run, dispatch_uid="teaching.run_ended")
         quiz_answered.connect(receivers.on_quiz_answered, dispatch_uid="teaching.quiz_answered")
         learner_progressed.connect(receivers.on_learner_progressed, dispatch_uid="teaching.learner_progressed")
         post_save.connect(receivers.on_enrolment_saved, sender=Enrolment, dispatch_uid="teaching.enrolment_saved")

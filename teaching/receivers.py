@@ -1,45 +1,23 @@
 """Keeping the dashboards' summaries, counts and standings in step: connected in
-TeachingConfig.ready(). Every signal here is sent inside the transaction that wrote what it tells
-of (a run's end, an answer, progress, an enrolment or a cohort membership), so what the dashboards
-read is never ahead of or behind what it counts, and shows as soon as the run or answer does."""
+TeachingConfig.ready(). A run's end is counted just after the learner has it, from a note written
+in its terminal transaction (teaching.services.run_counts). Every other signal here is sent inside
+the transaction that wrote what it tells of (an answer, progress, an enrolment or a cohort
+membership), so what the dashboards read of it commits with it."""
 
 from django.db.models import QuerySet
 
-from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Exercise
-from teaching.services import course_counts, rollups, standings
+from courses.models import Chapter, ChapterProgress, CohortMembership, Course
+from teaching.services import course_counts, rollups, run_counts, standings
 
 
-def on_run_finished(
-    sender,
-    *,
-    user_id,
-    exercise_id,
-    status,
-    check_passed,
-    limit,
-    created_at,
-    finished_at,
-    duration_ms,
-    error_name,
-    **kwargs,
-):
-    course_id = Exercise.objects.values_list("chapter__course_id", flat=True).get(pk=exercise_id)
-    facts = rollups.run_facts(
-        user_id=user_id,
-        exercise_id=exercise_id,
-        finished_at=finished_at,
-        status=status,
-        check_passed=check_passed,
-        limit=limit,
-        created_at=created_at,
-        duration_ms=duration_ms,
-        error_name=error_name,
-    )
-    share = course_counts.exercise_part(user_id=user_id, exercise_id=exercise_id)
-    error = course_counts.run_error(exercise_id=exercise_id, error_name=error_name, created_at=created_at)
-    with course_counts.Counting(course_id=course_id, user_id=user_id, part=share, known=error):
-        rollups.exercise_summary_add_run(course_id=course_id, run=facts)
-    standings.standing_run_finished(user_id=user_id, course_id=course_id)
+def on_run_finished(sender, *, run_id, **kwargs):
+    """In the run's terminal transaction: only the note that it is still to count."""
+    run_counts.run_count_note(run_id=run_id)
+
+
+def on_run_ended(sender, *, run_id, **kwargs):
+    """The learner has the result: count the run now."""
+    run_counts.run_count(run_id=run_id)
 
 
 def on_quiz_answered(

@@ -20,7 +20,7 @@ def exercise_mark(record: ExerciseRecord) -> str:
     if record.last_run is None:
         return "Starter code: you never ran this exercise, so this is the code it starts with."
     mark = f"Your code from your last run, on {when(record.last_run.created_at)}."
-    if record.last_run.check_passed:
+    if record.last_run.passed:
         return mark + " It passed the exercise's check."
     if record.passed:
         return mark + f" You passed this exercise on {when(record.passed_at)}; this last run did not pass its check."

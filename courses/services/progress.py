@@ -33,19 +33,22 @@ def exercise_code_save(*, user, exercise: Exercise, code: str) -> ExerciseState:
 
 
 def exercise_record_pass(*, user, exercise: Exercise) -> None:
-    """A run of this exercise passed its check: the first pass is kept, later ones change nothing."""
+    """A run of this exercise passed its check: the first pass is kept, later ones change nothing
+    (one read: a learner passes the same exercise again and again as they try variations, and
+    the terminal write of each of those runs waits for this)."""
     with transaction.atomic():
         state, _ = ExerciseState.objects.select_for_update().get_or_create(user=user, exercise=exercise)
-        if state.passed_at is None:
-            state.passed_at = timezone.now()
-            state.save(update_fields=["passed_at"])
-            learner_progressed.send(
-                sender=ExerciseState,
-                user_id=user.pk,
-                course_id=exercise.chapter.course_id,
-                at=state.passed_at,
-                chapter_completed=False,
-            )
+        if state.passed_at is not None:
+            return
+        state.passed_at = timezone.now()
+        state.save(update_fields=["passed_at"])
+        learner_progressed.send(
+            sender=ExerciseState,
+            user_id=user.pk,
+            course_id=exercise.chapter.course_id,
+            at=state.passed_at,
+            chapter_completed=False,
+        )
         chapter_progress_refresh(user=user, chapter=exercise.chapter)
 
 

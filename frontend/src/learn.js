@@ -141,7 +141,7 @@ function exerciseMount(section) {
         current = null;
         setRunning(false);
         output.showStatusEvent(statusEvent);
-        if (statusEvent.status === "succeeded" && statusEvent.check_passed === true) {
+        if (statusEvent.passed === true) {
           doneBadge.hidden = false;
           section.classList.add("is-done");
         }

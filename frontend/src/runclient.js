@@ -62,8 +62,8 @@ function errorDetail(data) {
 
 /** The status event a polled run stands for (the same fields the stream's status event has). */
 function statusEventOf(run) {
-  const { status, exit_code, reason, duration_ms, limit, cause, check_passed } = run;
-  return { type: "status", status, exit_code, reason, duration_ms, limit, cause, check_passed };
+  const { status, exit_code, reason, duration_ms, limit, cause, check_passed, passed } = run;
+  return { type: "status", status, exit_code, reason, duration_ms, limit, cause, check_passed, passed };
 }
 
 /**

@@ -382,7 +382,14 @@ def _split(*, rng: random.Random, total: int, parts: int) -> list[int]:
 
 def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rollups.RunFacts:
     duration = int(rng.lognormvariate(6.5, 0.6))  # about 0.7 s
-    fields = {"status": Run.Status.SUCCEEDED, "check_passed": True, "error_name": "", "reason": "", "exit_code": 0}
+    fields = {
+        "status": Run.Status.SUCCEEDED,
+        "check_passed": True,
+        "passed": True,
+        "error_name": "",
+        "reason": "",
+        "exit_code": 0,
+    }
     limit = Run.Limit.NONE
     outputs = [{"type": "check", "passed": True, "message": "Well done."}]
     if not passed:
@@ -393,6 +400,7 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
             fields = {
                 "status": Run.Status.TIMED_OUT,
                 "check_passed": None,
+                "passed": False,
                 "error_name": "",
                 "reason": "time limit 20 s",
                 "exit_code": None,
@@ -403,6 +411,7 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
             fields = {
                 "status": Run.Status.ERROR,
                 "check_passed": None,
+                "passed": False,
                 "error_name": "",
                 "reason": "memory limit 2 GiB",
                 "exit_code": None,
@@ -413,13 +422,14 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
             fields = {
                 "status": Run.Status.FAILED,
                 "check_passed": None,
+                "passed": False,
                 "error_name": name,
                 "reason": "",
                 "exit_code": 1,
             }
             outputs = [{"type": "error", "ename": name, "evalue": "generated", "traceback": [f"{name}: generated"]}]
         else:
-            fields = {**fields, "check_passed": False}
+            fields = {**fields, "check_passed": False, "passed": False}
             outputs = [{"type": "check", "passed": False, "message": "Not yet: the shape is wrong."}]
     finished = at + dt.timedelta(milliseconds=duration)
     values = {
@@ -443,7 +453,7 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
         created_at=at,
         finished_at=finished,
         status=fields["status"],
-        check_passed=fields["check_passed"],
+        passed=fields["passed"],
         limit=limit,
         duration_ms=duration,
         error_name=fields["error_name"],

@@ -1,8 +1,9 @@
 """Writes for the dashboards' summaries (teaching.models): one run or answer added as it happens,
 and every summary of a course rebuilt from its runs and answers.
 
-The live writes run inside the transaction that finished the run or saved the answer (the
-receivers in teaching.receivers), so a summary commits or rolls back with what it counts. Runs are
+The live writes run inside the transaction that counts the run (teaching.services.run_counts,
+just after the run ends) or saves the answer (teaching.receivers), so a summary commits or rolls
+back with what it counts. Runs are
 numbered in the order they finish; a rebuild numbers them in the order they were made (for one
 learner's runs of one exercise the two agree, as a learner waits for one run before the next).
 """
@@ -19,7 +20,7 @@ from django.db.models import F, Sum
 
 from courses.models import Course, QuizAnswer
 from runner.models import Run
-from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary, day_of
+from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary, RunToCount, day_of
 from teaching.services.bulk import RowWriter, analyze
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.standings import standings_rebuild
@@ -76,7 +77,7 @@ def _count_answer(summary: ChapterSummary, answer: AnswerFacts) -> None:
 
 
 def exercise_summary_add_run(*, course_id: int, run: RunFacts) -> ExerciseSummary:
-    """Count one finished run. Call it inside the transaction that finished the run."""
+    """Count one finished run. Call it inside the transaction that counts it (run_counts)."""
     day = day_of(run.created_at)
     key = {"user_id": run.user_id, "exercise_id": run.exercise_id}
     with transaction.atomic():
@@ -182,13 +183,13 @@ def chapter_summaries_build(*, course_id: int, answers: Iterable[AnswerFacts]) -
     return list(by_day.values())
 
 
-def run_facts(*, user_id, exercise_id, created_at, finished_at, status, check_passed, limit, duration_ms, error_name):
+def run_facts(*, user_id, exercise_id, created_at, finished_at, status, passed, limit, duration_ms, error_name):
     return RunFacts(
         user_id=user_id,
         exercise_id=exercise_id,
         created_at=created_at,
         finished_at=finished_at,
-        passed=check_passed is True,
+        passed=passed,
         timed_out=status == Run.Status.TIMED_OUT,
         memory_stop=limit == Run.Limit.MEMORY,
         duration_ms=duration_ms,
@@ -207,7 +208,7 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         "created_at",
         "finished_at",
         "status",
-        "check_passed",
+        "passed",
         "limit",
         "duration_ms",
         "error_name",
@@ -223,6 +224,9 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         .values_list("user_id", "question__chapter_id", "attempt", "is_correct", "answered_at")
     )
     with transaction.atomic():
+        # Every finished run is counted below, those not counted yet too: their notes go first
+        # (a counter in flight waits for this commit, then finds no note).
+        RunToCount.objects.filter(run__exercise__chapter__course=course).delete()
         ExerciseSummary.objects.filter(course=course).delete()
         ExerciseErrorSummary.objects.filter(course=course).delete()
         ChapterSummary.objects.filter(course=course).delete()

@@ -76,6 +76,7 @@ def run_add(
         finished_at=at + dt.timedelta(seconds=1),
         duration_ms=1000,
         check_passed=passed,
+        passed=passed is True,
         outputs=outputs or [],
     )
     if passed:

@@ -161,6 +161,7 @@ def test_it_streams_from_the_record_without_redis(transactional_db, make_learner
         limit=Run.Limit.NONE,
         cause=Run.Cause.PROGRAM,
         check_passed=True,
+        passed=True,
     )
     client = APIClient()
     client.force_authenticate(learner)
@@ -180,6 +181,6 @@ def test_it_streams_from_the_record_without_redis(transactional_db, make_learner
         "data": {
             # DESIGN.md's fields, then the facts code reads instead of the reason.
             **{"type": "status", "status": "succeeded", "exit_code": 0, "reason": "", "duration_ms": 12},
-            **{"limit": "none", "cause": "program", "check_passed": True},
+            **{"limit": "none", "cause": "program", "check_passed": True, "passed": True},
         },
     }

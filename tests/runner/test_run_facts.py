@@ -1,5 +1,5 @@
 """A finished run says which limit stopped it (`limit`), who ended it (`cause`) and the check's
-verdict (`check_passed`) as fields, in the run's detail and in the stream's status event, beside
+verdict (`check_passed`) and the run's (`passed`) as fields, in the run's detail and in the stream's status event, beside
 the English `reason` that stays for people."""
 
 import importlib
@@ -19,7 +19,7 @@ from runner.sandbox.base import RunResult
 from tests.runner.test_api_events import open_stream, sse_frames, submit
 from tests.runner.worker import wait_for_run
 
-FACTS = ("status", "limit", "cause", "check_passed")
+FACTS = ("status", "limit", "cause", "check_passed", "passed")
 
 
 def facts(body: dict) -> tuple:
@@ -35,12 +35,12 @@ def test_each_way_a_run_ends_is_told_by_its_facts_in_the_detail_and_the_status_e
     checked = make_exercise(check_code="def check(ns):\n    return ns.get('x') == 2, 'x must be 2'\n")
     plain, quick = make_exercise(), make_exercise(time_limit_s=2)
     cases = {
-        "x = 2\nprint('passes')": (checked, ("succeeded", "none", "program", True)),
-        "x = 3\nprint('does not pass')": (checked, ("succeeded", "none", "program", False)),
-        "raise ValueError('mine')": (plain, ("failed", "none", "program", None)),
-        "while True:\n    pass\n": (quick, ("timed_out", "time", "program", None)),
-        "block = bytearray(4 * 1024**3)\n": (plain, ("failed", "memory", "program", None)),
-        "import sys\nsys.stdout.write('y' * 3 * 1024 * 1024)\n": (plain, ("failed", "output", "program", None)),
+        "x = 2\nprint('passes')": (checked, ("succeeded", "none", "program", True, True)),
+        "x = 3\nprint('does not pass')": (checked, ("succeeded", "none", "program", False, False)),
+        "raise ValueError('mine')": (plain, ("failed", "none", "program", None, False)),
+        "while True:\n    pass\n": (quick, ("timed_out", "time", "program", None, False)),
+        "block = bytearray(4 * 1024**3)\n": (plain, ("failed", "memory", "program", None, False)),
+        "import sys\nsys.stdout.write('y' * 3 * 1024 * 1024)\n": (plain, ("failed", "output", "program", None, False)),
     }
     seen = {}
     for code, (exercise, _expected) in cases.items():
@@ -86,7 +86,7 @@ def test_a_queued_run_stopped_is_the_learners_cause(learner, make_exercise):
 
     body = client.post(f"/api/runs/{run.pk}/stop/").json()
 
-    assert facts(body) == ("failed", "none", "learner", None)
+    assert facts(body) == ("failed", "none", "learner", None, False)
 
 
 def test_runs_the_platform_ends_are_the_platforms_cause(learner, make_exercise, settings):

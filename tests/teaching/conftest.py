@@ -28,7 +28,7 @@ from courses.models import (
     QuizAnswer,
 )
 from runner.models import Run
-from runner.signals import run_finished
+from runner.signals import run_ended, run_finished
 from teaching.services.cohorts import cohort_create, cohort_member_add
 from teaching.services.rollups import rollups_rebuild
 
@@ -55,6 +55,7 @@ def _run(
         finished_at=at + dt.timedelta(milliseconds=ms),
         duration_ms=ms,
         check_passed=passed,
+        passed=passed is True and status == Run.Status.SUCCEEDED,
         error_name=error,
         reason=reason,
         limit=limit,
@@ -65,21 +66,10 @@ def _run(
 
 
 def _finish(run: Run) -> None:
-    """Tell the dashboards a stored run has finished, as the runner does at its terminal write."""
-    run_finished.send(
-        sender=Run,
-        run_id=run.pk,
-        user_id=run.user_id,
-        exercise_id=run.exercise_id,
-        status=run.status,
-        check_passed=run.check_passed,
-        limit=run.limit,
-        cause=run.cause,
-        created_at=run.created_at,
-        finished_at=run.finished_at,
-        duration_ms=run.duration_ms,
-        error_name=run.error_name,
-    )
+    """Tell the dashboards a stored run has finished, as the runner does: in its terminal write,
+    then once its learner has the result."""
+    run_finished.send(sender=Run, run_id=run.pk, status=run.status, finished_at=run.finished_at)
+    run_ended.send(sender=Run, run_id=run.pk)
 
 
 @pytest.fixture

@@ -1,0 +1,75 @@
+"""How a run ended, decided in one place: its status, which limit stopped it, who ended it, and
+whether it passed.
+
+A run passes when it succeeded (the program exited 0 and no limit stopped any of its processes)
+and its check said it passed. The terminal write stores the verdict (`Run.passed`, in the same
+write as the status) and every reader takes it from there: the learner's pass and progress, the
+dashboards' counts, the status event the page reads, an author's check run. None of them decides
+again from the parts, so none can disagree (a program that exits 0 after one of its processes was
+stopped at the memory limit ends `failed`, and is no pass anywhere).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from runner.models import Run
+from runner.sandbox.base import RunResult
+
+REASON_STOPPED = "stopped by learner"
+
+
+def check_verdict(events: Iterable[dict]) -> bool | None:
+    """The check's own verdict from a run's output events: True or False from its check event,
+    None when the run left none (it never got to the check, or the exercise has none)."""
+    check = next((event for event in events if event.get("type") == "check"), None)
+    return None if check is None else check.get("passed") is True
+
+
+@dataclass(frozen=True)
+class RunEnd:
+    """How a run ended, as its terminal write stores it: the status; the facts code reads (which
+    limit stopped it, who ended it, the check's verdict); the sentence people read; and what the
+    sandbox measured."""
+
+    status: str
+    cause: str
+    reason: str = ""
+    limit: str = Run.Limit.NONE
+    exit_code: int | None = None
+    duration_ms: int | None = None
+    check_passed: bool | None = None
+
+    @property
+    def passed(self) -> bool:
+        """The run's verdict: it succeeded and its check passed."""
+        return self.status == Run.Status.SUCCEEDED and self.check_passed is True
+
+    @classmethod
+    def platform(cls, reason: str, **measured) -> RunEnd:
+        """A run the platform ended or failed (a broken sandbox, a lost worker): status error."""
+        return cls(status=Run.Status.ERROR, cause=Run.Cause.PLATFORM, reason=reason, **measured)
+
+    @classmethod
+    def stopped_by_learner(cls, **measured) -> RunEnd:
+        return cls(status=Run.Status.FAILED, cause=Run.Cause.LEARNER, reason=REASON_STOPPED, **measured)
+
+    @classmethod
+    def from_sandbox(cls, result: RunResult, *, stop_seen: bool, events: Iterable[dict] = ()) -> RunEnd:
+        """The end of a run the sandbox ran, from its result and output `events`: the sandbox's
+        verdict, unless the learner pressed Stop (a run stopped while it succeeded stays a
+        success)."""
+        measured = {
+            "exit_code": result.exit_code,
+            "duration_ms": result.duration_ms,
+            "check_passed": check_verdict(events),
+        }
+        if result.status not in Run.TERMINAL:
+            return cls.platform(f"sandbox returned an unknown status {result.status!r}", **measured)
+        if stop_seen and result.status != Run.Status.SUCCEEDED:
+            return cls.stopped_by_learner(**measured)
+        if result.status == Run.Status.ERROR:
+            return cls.platform(result.reason, **measured)
+        limit = result.limit if result.limit in Run.Limit.values else Run.Limit.NONE
+        return cls(status=result.status, cause=Run.Cause.PROGRAM, reason=result.reason, limit=limit, **measured)
