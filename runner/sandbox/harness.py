@@ -3,16 +3,16 @@
 It runs as the sandbox's PID 1, a supervisor that nothing in the sandbox can signal, trace or read
 (the kernel drops signals to a namespace's init from inside; the process is not dumpable). Cold, it
 serves one request; warm (`--serve`), it imports torch, numpy and matplotlib once and serves one
-request after another. For each request it keeps a child forked ahead (before the request is
-read), which runs the learner's
-code as __main__; when that process is done, the supervisor kills every process of the run, then
-forks a fresh process that runs the exercise's check on the data the learner's code left (its
-module globals, converted to plain values: see `encode`), never on live objects.
+request after another. For each request it keeps two children forked ahead (before the request is
+read): one runs the learner's code as __main__; when that process is done, the supervisor kills
+every other process of the run, then hands the other one (`Checker`), which held nothing of the
+run until then, the data the learner's code left (its module globals, converted to plain values:
+see `encode`), on which it runs the exercise's check, never on live objects.
 
 A request is two JSON lines on stdin: {"code", "limits", "modules", "export"}, which the
 supervisor reads and hands to the run's process, then {"check", "nonce"}, which the supervisor
-never reads: the check's own process, forked once the run's processes are gone, reads it (so no
-process forked from the supervisor later can find the check's source or the nonce in its memory).
+never reads: the check's own process reads it once the run's processes are gone (so no process
+forked from the supervisor later can find the check's source or the nonce in its memory).
 What comes back is JSON lines on stdout, the output protocol:
 
     {"type": "ready"}                                   (internal: the program is about to start)
@@ -650,13 +650,14 @@ def run_check(check_code: str, ns: dict) -> dict:
 
 
 def checker(data: bytes | None, modules, limits: dict, *, exit_code: int, oom: bool) -> None:
-    """The check's process, forked by the supervisor once every process of the run is gone: it
-    reads the request's second line ({"check", "nonce"}) from stdin itself, so neither the check's
-    source nor the nonce ever enters the supervisor's memory (from which the next run's process is
-    forked); runs the check on the learner's variables (`data`; None when the program did not end
-    well, so no check runs) and writes the end line, which also carries the program's exit code and
-    whether the sandbox killed a process for memory (so a cold sandbox's worker need not wait for the
-    sandbox to exit to know them). Never returns."""
+    """The check's process, once every process of the run is gone: it reads the request's second
+    line ({"check", "nonce"}) from stdin itself, so neither the check's source nor the nonce ever
+    enters the supervisor's memory (from which the next run's process is forked); runs the check on
+    the learner's variables (`data`; None when the program did not end well, so no check runs) and
+    writes the end line, which also carries the program's exit code and whether the sandbox killed
+    a process for memory (so a cold sandbox's worker need not wait for the sandbox to exit to know
+    them); then says so on DONE_FD (its exit, which unmaps torch, takes milliseconds the run need
+    not wait for). Never returns."""
     try:
         second = json.loads(read_line(0) or b"{}")
         nonce, check_code = str(second.get("nonce", "")), str(second.get("check") or "")
@@ -676,18 +677,107 @@ def checker(data: bytes | None, modules, limits: dict, *, exit_code: int, oom: b
         # A newline first: the run's last line may lack one, and the end line must start a line.
         end = {"type": "end", "nonce": nonce, "check": verdict, "exit_code": exit_code, "oom": oom}
         write_all(out, ("\n" + json.dumps(end) + "\n").encode())
+        os.write(DONE_FD, b"1")
     finally:
         os._exit(0)
+
+
+# In the check's process forked ahead: the pipe the supervisor hands it the run's end on (a JSON
+# line, then the learner's variables), and the pipe it says on that its end line is written.
+HANDOVER_FD = 3
+DONE_FD = 4
+
+
+class Checker:
+    """The next check's process, forked ahead from the supervisor (never from a run's process),
+    and the supervisor's ends of its pipes. It waits holding nothing of the run: the run's end, the
+    learner's variables and (from stdin) the check and nonce reach it only once every process of
+    the run is gone. So the run does not wait for a fork of a process with torch loaded, and a cold
+    sandbox's check never imports torch a second time.
+
+    A run's processes run as the same user, so they may kill it, stop it or lower its rlimits:
+    each only loses the learner their own check. The supervisor spares it when it ends the run's
+    processes, then uses it only if it is still waiting, untouched; otherwise it forks a fresh one,
+    as every check was before."""
+
+    def __init__(self, pid: int, handover_w: int, done_r: int):
+        self.pid = pid
+        self.handover_w = handover_w
+        self.done_r = done_r
+
+    def untouched(self) -> bool:
+        """Still alive and waiting (started again if a run stopped it), with the supervisor's
+        rlimits."""
+        try:
+            if os.waitpid(self.pid, os.WNOHANG) != (0, 0):
+                return False
+            os.kill(self.pid, signal.SIGCONT)
+            return all(resource.prlimit(self.pid, which) == resource.getrlimit(which) for which in RLIMITS)
+        except (ChildProcessError, ProcessLookupError, OSError):
+            return False
+
+    def hand(self, data: bytes | None, modules, limits: dict, *, exit_code: int, oom: bool) -> None:
+        head = {"exit_code": exit_code, "oom": oom, "modules": modules, "limits": limits, "data": data is not None}
+        with contextlib.suppress(OSError):  # a checker that died says nothing on DONE_FD
+            write_all(self.handover_w, json.dumps(head).encode() + b"\n" + (data or b""))
+        os.close(self.handover_w)
+
+    def wait_done(self) -> None:
+        """Until its end line is written (or it died)."""
+        with contextlib.suppress(OSError):
+            os.read(self.done_r, 1)
+        os.close(self.done_r)
+
+    def discard(self) -> None:
+        for fd in (self.handover_w, self.done_r):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+RLIMITS = [getattr(resource, name) for name in dir(resource) if name.startswith("RLIMIT_")]
+
+
+def fork_checker() -> Checker:
+    handover_r, handover_w = os.pipe()
+    done_r, done_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        with contextlib.suppress(BaseException):
+            # Its own pipes into place, and nothing else kept: the supervisor's ends of the run's
+            # pipes least of all (a run's process reads its request until every writer is gone).
+            handover_r, done_w = (fcntl.fcntl(fd, fcntl.F_DUPFD, 100) for fd in (handover_r, done_w))
+            os.dup2(handover_r, HANDOVER_FD, inheritable=False)
+            os.dup2(done_w, DONE_FD, inheritable=False)
+            os.closerange(DONE_FD + 1, 1 << 16)
+            chunks = []
+            while chunk := os.read(HANDOVER_FD, CHUNK):
+                chunks.append(chunk)
+            if chunks:  # nothing: the sandbox is closing
+                head, _, data = b"".join(chunks).partition(b"\n")
+                end = json.loads(head)
+                del chunks
+                checker(
+                    data if end["data"] else None,
+                    end["modules"],
+                    end["limits"],
+                    exit_code=end["exit_code"],
+                    oom=end["oom"],
+                )
+        os._exit(0)
+    os.close(handover_r)
+    os.close(done_w)
+    return Checker(pid, handover_w, done_r)
 
 
 # --- the supervisor -------------------------------------------------------------------------------
 #
 # PID 1 of the sandbox's PID namespace (so nothing in the sandbox can kill or stop it: the kernel
 # drops SIGKILL and SIGSTOP sent to a namespace's init from inside), not dumpable (so a run cannot
-# ptrace it or open its /proc files, memory or fds). It keeps one child forked ahead, which runs the
-# next request's code as `run_program` does. When that process reports its exit code (or exits) the
-# supervisor kills every other process in the sandbox and waits until each is in exit, where it runs
-# nothing of its own; runs the check in a process of its own; and writes the end line. A warm
+# ptrace it or open its /proc files, memory or fds). It keeps two children forked ahead: one runs the
+# next request's code as `run_program` does, the other the check (`Checker`). When the run's process
+# reports its exit code (or exits) the supervisor kills every other process in the sandbox but the
+# check's and waits until each is in exit, where it runs nothing of its own; then the check's
+# process runs the check and writes the end line, and the supervisor kills it too. A warm
 # supervisor then removes every file the run left in the writable folders and SysV IPC objects, puts
 # back the folders' modification times and extended attributes, and checks that what it cannot restore (device
 # nodes, folder modes) is untouched; if not, it says "tainted" and exits, and the worker starts over
@@ -840,17 +930,26 @@ def kill_all() -> None:
     kill_others_until(lambda pid: False)
 
 
-def kill_others_until(done: Callable[[str], bool]) -> None:
-    """SIGKILL to every process in the sandbox but this one (init), reaping those that have ended,
-    until each one left is `done` (none left: always)."""
-    me = str(os.getpid())
+def kill_others_until(done: Callable[[str], bool], *, spare: int = 0) -> None:
+    """SIGKILL to every process in the sandbox but this one (init) and `spare` (the check's process
+    forked ahead), reaping those that have ended, until each one left is `done` (none left:
+    always)."""
+    me, kept = str(os.getpid()), str(spare)
     for _ in range(2000):
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(-1, signal.SIGKILL)
+        if spare:
+            # One by one, as kill(-1) would take the spared one too; a process forked meanwhile is
+            # killed on the next round.
+            for pid in os.listdir("/proc"):
+                if pid.isdigit() and pid not in (me, kept):
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(int(pid), signal.SIGKILL)
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(-1, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             while os.waitpid(-1, os.WNOHANG)[0] > 0:
                 pass
-        if all(done(pid) for pid in os.listdir("/proc") if pid.isdigit() and pid != me):
+        if all(done(pid) for pid in os.listdir("/proc") if pid.isdigit() and pid not in (me, kept)):
             return
         time.sleep(0.0005)
     raise RuntimeError("processes of the run would not end")
@@ -1032,11 +1131,12 @@ def child(*, warm: bool) -> int:
     return run_program(request, streams, DATA_FD)
 
 
-def stop_run() -> None:
-    """Kills every process in the sandbox but this one (init) and waits until each of their tasks
-    is gone or in exit, where it runs nothing of its own: from then on nothing of the run can write
-    a byte, though the processes may still be releasing their memory (kill_all waits for that)."""
-    kill_others_until(task_dying)
+def stop_run(*, spare: int = 0) -> None:
+    """Kills every process in the sandbox but this one (init) and `spare`, and waits until each of
+    their tasks is gone or in exit, where it runs nothing of its own: from then on nothing of the
+    run can write a byte, though the processes may still be releasing their memory (kill_all waits
+    for that)."""
+    kill_others_until(task_dying, spare=spare)
 
 
 def task_dying(pid: str) -> bool:
@@ -1094,11 +1194,13 @@ def supervise(*, warm: bool) -> int:
         if warm and (cuda_initialised() or len(os.listdir("/proc/self/task")) != 1):
             return refuse("the server is not in a state to fork", warm=warm)
         child = fork_child(warm=warm)
+        check = fork_checker()
         if warm and not announced:
             control({"type": "idle"})
             announced = True
         line = read_line(0)
         if not line:
+            kill_all()
             return 0  # the worker handed the sandbox back
         try:
             request = json.loads(line)
@@ -1116,13 +1218,16 @@ def supervise(*, warm: bool) -> int:
         run_ms = (time.monotonic() - run_started) * 1000
         if how == "exited":
             exit_code = os.waitstatus_to_exitcode(os.waitpid(child.pid, 0)[1])
-        stop_run()
+        stop_run(spare=check.pid)
         data = child.take_rest()
         oom = oom_kills() > ooms
-        pid = os.fork()
-        if pid == 0:
-            checker((data or b"") if exit_code == 0 else None, modules, limits, exit_code=exit_code, oom=oom)
-        os.waitpid(pid, 0)
+        if not check.untouched():
+            check.discard()
+            stop_run()
+            check = fork_checker()
+        check.hand((data or b"") if exit_code == 0 else None, modules, limits, exit_code=exit_code, oom=oom)
+        del data
+        check.wait_done()
         stop_run()
         clean = wipe(shot) if warm else True
         if warm:

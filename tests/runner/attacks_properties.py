@@ -34,7 +34,63 @@ def _expect_check_not_passed(says: str) -> Expect:
     return expect
 
 
+def _expect_check_passed(says: str) -> Expect:
+    """The program solved the exercise while tampering with the check's process: the check still
+    ran (in a fresh process where needed) and passed, and nothing of it reached the program."""
+
+    def expect(status: str, reason: str, outputs: list, exit_code: int | None) -> None:
+        contained(status="succeeded", says=says)(status, reason, outputs, exit_code)
+        checks = [e for e in outputs if e.get("type") == "check"]
+        assert [e["passed"] for e in checks] == [True], f"the check did not run and pass: {checks}"
+        assert CHECK_SECRET not in all_text(outputs), "the check's source reached the program"
+
+    return expect
+
+
+# The other processes of the sandbox (the check's process waits among them for the run to end), and
+# what a program of the same user can try on them: read their memory and descriptors (its stdin
+# holds the check's source once the run is over), lower their rlimits, stop or kill them.
+OTHER_PROCESSES = """
+import os, resource, signal
+answer = 42
+me = os.getpid()
+others = [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in (1, me)]
+for pid in others:
+    for name in ("mem", "environ", "fd/0", "fd/3"):
+        attempt(f"read /proc/<pid>/{name}", lambda: open(f"/proc/{pid}/{name}", "rb").read(1 << 16))
+"""
+
 PROPERTIES: list[Attack] = [
+    Attack(
+        "check_process_stopped",
+        blocked("check process")
+        + OTHER_PROCESSES
+        + """
+for pid in others:
+    os.kill(pid, signal.SIGSTOP)
+print(f"OK stopped {len(others)}")
+""",
+        _expect_check_passed(says="OK stopped"),
+        check=UNSOLVED_CHECK,
+    ),
+    Attack(
+        "check_process_tampered_with",
+        blocked("check process")
+        + OTHER_PROCESSES
+        + """
+for pid in others:
+    for which in (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_NOFILE, resource.RLIMIT_FSIZE):
+        try:
+            resource.prlimit(pid, which, (1, 1))
+        except OSError:
+            pass
+for pid in others:
+    os.kill(pid, signal.SIGKILL)
+print(f"OK tampered with {len(others)}")
+""",
+        _expect_check_passed(says="OK tampered with"),
+        check=UNSOLVED_CHECK,
+    ),
     Attack(
         "host_device_nodes",
         blocked("dev")
