@@ -8,7 +8,9 @@ tokens, the ASGI web app under uvicorn, and one worker per sandbox backend (2 pr
 1. per backend, `--runs` sequential runs of the Part 2 attention exercise ("one-query-three-keys",
    its starter code) by one learner: p50 and p95;
 2. baselines on the same code, as many runs: a bare `python` (the project's interpreter) and a
-   bare `docker run` of the sandbox image (where an engine and the image exist);
+   bare `docker run` of the sandbox image (where an engine and the image exist), and with `--warm`
+   the floor under a warm run: the same program forked from a process with torch loaded
+   (bench/fork_floor.py), every figure as a ratio to it;
 3. per backend, `--learners` concurrent learners x `--per-learner` runs each: throughput, p95 and
    lost runs (not ended `succeeded`; must be 0).
 
@@ -127,6 +129,8 @@ def main() -> int:
                             )
                         )
                         breakdowns.append((rows[-1]["name"], bench.breakdown(since=mark, latencies=latencies)))
+        if args.warm:
+            rows.append(row(FLOOR, fork_floor(code, args.runs), lost=0))
         rows.append(row("bare python", baseline([PY, "-"], code, args.runs), lost=0))
         if docker_image_available():
             docker = ["docker", "run", "--rm", "-i", "--network", "none", "--entrypoint", "/opt/venv/bin/python"]
@@ -631,6 +635,19 @@ def baseline(argv: list[str], code: str, runs: int) -> list[float]:
     return latencies
 
 
+FLOOR = "bare fork + exec, torch loaded (floor)"
+
+
+def fork_floor(code: str, runs: int) -> list[float]:
+    """The same program forked from a process that has torch, numpy and matplotlib imported, as
+    a warm sandbox has: what a warm run would cost if the platform added nothing (bench/fork_floor.py)."""
+    script = str(ROOT / "bench" / "fork_floor.py")
+    out = subprocess.run([PY, script, str(runs)], input=code, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"bench/fork_floor.py failed: {out.stderr[-2000:]}")
+    return json.loads(out.stdout)
+
+
 def percentile(values: list[float], q: float) -> float:
     """Nearest rank: the smallest value with at least q of the values at or below it."""
     ordered = sorted(values)
@@ -651,7 +668,9 @@ def row(name: str, latencies: list[float], *, lost: int, throughput: float | Non
 def print_table(rows: list[dict]) -> None:
     python = next((r["p50"] for r in rows if r["name"] == "bare python"), None)
     docker = next((r["p50"] for r in rows if r["name"] == "bare docker run"), None)
+    floor = next((r["p50"] for r in rows if r["name"] == FLOOR), None)
     head = f"{'what':<42} {'n':>4} {'p50 ms':>8} {'p95 ms':>8} {'runs/s':>7} {'lost':>5} {'/python':>8} {'/docker':>8}"
+    head += f" {'/floor':>8}" if floor else ""
     print()
     print(head)
     print("-" * len(head))
@@ -661,11 +680,12 @@ def print_table(rows: list[dict]) -> None:
         throughput = f"{r['throughput']:.2f}" if r["throughput"] is not None else "-"
         print(
             f"{r['name']:<42} {r['n']:>4} {r['p50'] * 1000:>8.0f} {r['p95'] * 1000:>8.0f} {throughput:>7} "
-            f"{r['lost']:>5} {ratio_python:>8} {ratio_docker:>8}"
+            f"{r['lost']:>5} {ratio_python:>8} {ratio_docker:>8}" + (f" {r['p50'] / floor:>7.2f}x" if floor else "")
         )
     print("\np50/p95: POST /api/runs/ to the status event on /api/runs/<id>/events/;")
-    print("baselines: process start to exit.")
-    print("/python, /docker: p50 over the bare python and bare docker run p50 of the same code.")
+    print("baselines: process start to exit; the floor: fork to exit of the same program, figure drawn,")
+    print("in a process that already imported torch, numpy and matplotlib (bench/fork_floor.py).")
+    print("/python, /docker, /floor: p50 over the bare python, bare docker run and floor p50 of the same code.")
 
 
 def idle_warm_memory_mib(backend: str) -> float | None:

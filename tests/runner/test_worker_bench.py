@@ -1,5 +1,6 @@
 """bench/run_latency.py runs end to end in a quick smoke (it starts its own web app and worker)."""
 
+import json
 import os
 import subprocess
 import sys
@@ -38,3 +39,16 @@ def test_the_latency_benchmark_runs_and_loses_no_run(db):
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     for line in ("API, local backend, sequential", "API, local backend, 2 learners x 1", "bare python"):
         assert line in out.stdout
+
+
+def test_the_floor_forks_the_program_with_torch_loaded_and_refuses_a_failing_one():
+    floor = [sys.executable, "bench/fork_floor.py", "3"]
+    drawn = "import torch, matplotlib.pyplot as plt\nplt.plot(torch.arange(3))\nplt.show()\nprint('x' * 100_000)\n"
+
+    ran = subprocess.run(floor, cwd=ROOT, input=drawn, capture_output=True, text=True, timeout=120, check=False)
+    failed = subprocess.run(floor, cwd=ROOT, input="1 / 0\n", capture_output=True, text=True, timeout=120, check=False)
+
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    times = json.loads(ran.stdout)
+    assert len(times) == 3 and all(t > 0 for t in times)
+    assert failed.returncode != 0 and "failed" in failed.stderr
