@@ -9,7 +9,8 @@ every other process of the run, then hands the other one (`Checker`), which held
 run until then, the data the learner's code left (its module globals, converted to plain values:
 see `encode`), on which it runs the exercise's check, never on live objects.
 
-A request is two JSON lines on stdin: {"code", "limits", "modules", "export"}, which the
+A request is two JSON lines on stdin, each after a line with its length in bytes (`read_frame`):
+{"code", "limits", "modules", "export"}, which the
 supervisor reads and hands to the run's process, then {"check", "nonce"}, which the supervisor
 never reads: the check's own process reads it once the run's processes are gone (so no process
 forked from the supervisor later can find the check's source or the nonce in its memory).
@@ -659,7 +660,10 @@ def checker(data: bytes | None, modules, limits: dict, *, exit_code: int, oom: b
     them); then says so on DONE_FD (its exit, which unmaps torch, takes milliseconds the run need
     not wait for). Never returns."""
     try:
-        second = json.loads(read_line(0) or b"{}")
+        try:
+            second = json.loads(read_frame(0) or b"{}")
+        except ValueError:
+            second = {}  # no nonce: an end line the worker does not take
         nonce, check_code = str(second.get("nonce", "")), str(second.get("check") or "")
         out = os.dup(1)
         devnull = os.open(os.devnull, os.O_RDWR)
@@ -813,6 +817,32 @@ def read_line(fd: int) -> bytes:
         if b == b"\n":
             return bytes(buf)
         buf += b
+
+
+FRAME_DIGITS = 12
+
+
+def read_frame(fd: int) -> bytes:
+    """One line of the request, which the worker frames with its length in bytes on a line before
+    it: read in large pieces (a byte at a time, the first line's course modules alone took 14 ms),
+    and nothing past it taken from the pipe, as what follows is another process's to read. b"" at
+    the end of the input; ValueError for a frame that is not one."""
+    head = read_line(fd)
+    if not head:
+        return b""
+    if not head.isdigit() or len(head) > FRAME_DIGITS:
+        raise ValueError("the request's frame has no length")
+    left, chunks = int(head) + 1, []  # the line and its newline
+    while left:
+        chunk = os.read(fd, min(left, CHUNK))
+        if not chunk:
+            return b""
+        chunks.append(chunk)
+        left -= len(chunk)
+    line = b"".join(chunks)
+    if line[-1:] != b"\n":
+        raise ValueError("the request's line is longer than its frame says")
+    return line[:-1]
 
 
 @functools.cache
@@ -1198,11 +1228,11 @@ def supervise(*, warm: bool) -> int:
         if warm and not announced:
             control({"type": "idle"})
             announced = True
-        line = read_line(0)
-        if not line:
-            kill_all()
-            return 0  # the worker handed the sandbox back
         try:
+            line = read_frame(0)
+            if not line:
+                kill_all()
+                return 0  # the worker handed the sandbox back
             request = json.loads(line)
             modules, limits = request.get("modules"), request.get("limits") or {}
         except (ValueError, AttributeError):

@@ -54,10 +54,12 @@ def request_payload(
         # Whether the program hands its variables over for a check (the learner knows that much).
         "export": bool(request.check_code),
     }
-    # Two lines: the harness's supervisor reads the first; the check's own process, forked once the
-    # run's processes are gone, reads the second (the check's source and the run's nonce).
+    # Two lines: the harness's supervisor reads the first; the check's own process, once the run's
+    # processes are gone, reads the second (the check's source and the run's nonce). Each comes
+    # after its length, so each reader reads its own line in large pieces and nothing past it.
     second = {"check": request.check_code, "nonce": nonce}
-    return (json.dumps(first) + "\n" + json.dumps(second) + "\n").encode()
+    lines = [json.dumps(first).encode(), json.dumps(second).encode()]
+    return b"".join(b"%d\n%s\n" % (len(line), line) for line in lines)
 
 
 def limit_reason(limits: Limits, which: str) -> str:

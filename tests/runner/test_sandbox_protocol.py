@@ -3,10 +3,15 @@ status and reason it gives. No sandbox needed: these feed bytes straight in."""
 
 import base64
 import json
+import os
+import threading
 import time
 
-from runner.sandbox.base import Limits
-from runner.sandbox.protocol import Collector, EndLine, run_result
+import pytest
+
+from runner.sandbox import harness
+from runner.sandbox.base import Limits, RunRequest
+from runner.sandbox.protocol import Collector, EndLine, request_payload, run_result
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
 
@@ -168,3 +173,41 @@ def test_it_holds_back_no_complete_line_so_output_goes_out_live():
     # Only a last partial line that could still become the end line waits for more.
     assert end.take(b'{"type": "en') == b""
     assert end.take(b'd of a line of its own"}\n') == b'{"type": "end of a line of its own"}\n'
+
+
+def test_each_reader_of_a_request_gets_its_own_line_and_nothing_past_it():
+    request = RunRequest(run_id="1", code="print('é')\n" * 5000, check_code="def check(ns):\n    return True\n")
+    payload = request_payload(request, address_space=True, processes=False, nonce="the-nonce")
+    read, write = os.pipe()
+    os.write(write, payload[:60_000])  # the pipe holds 64 KiB: the rest follows once read
+    threading.Thread(target=lambda: (os.write(write, payload[60_000:]), os.close(write)), daemon=True).start()
+
+    first = harness.read_frame(read)
+    # What the check's process reads: still whole in the pipe after the supervisor's read.
+    second = harness.read_frame(read)
+    after = harness.read_frame(read)
+
+    assert json.loads(first)["code"] == request.code
+    assert json.loads(second) == {"check": request.check_code, "nonce": "the-nonce"}
+    assert after == b""
+
+
+@pytest.mark.parametrize(
+    ("stream", "outcome"),
+    [
+        (b'{"code": "print(1)"}\n', ValueError),  # a bare line, with no length before it
+        (b'2\n{"a": 1}\n', ValueError),  # longer than its length says
+        (b"10\n{}\n", b""),  # cut short: the worker went away
+        (b"", b""),
+    ],
+)
+def test_a_request_line_without_its_true_length_is_refused(stream, outcome):
+    read, write = os.pipe()
+    os.write(write, stream)
+    os.close(write)
+
+    if outcome is ValueError:
+        with pytest.raises(ValueError):
+            harness.read_frame(read)
+    else:
+        assert harness.read_frame(read) == outcome
