@@ -600,11 +600,11 @@ def run_program(request: dict, streams: Streams, data_fd: int) -> int:
     with contextlib.suppress(OSError):
         os.close(data_fd)
 
-    # Close our ends of the output pipes and let the pumps drain to the end of the pipes. A child
-    # that keeps a copy open must not hold the run: the pumps get a moment, then the run ends.
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
+    # What the program wrote goes out first (a child that keeps a copy of the pipes open means the
+    # pumps never see their end: seen under memory pressure, a last line still in the pipe when the
+    # moment below ran out). Then close our ends and let the pumps drain to the end of the pipes; a
+    # child that keeps a copy open must not hold the run: the pumps get a moment, then the run ends.
+    drain(pumps)
     os.dup2(devnull, 1)
     os.dup2(devnull, 2)
     for t in pumps:
