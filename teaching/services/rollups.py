@@ -183,6 +183,20 @@ def chapter_summaries_build(*, course_id: int, answers: Iterable[AnswerFacts]) -
     return list(by_day.values())
 
 
+# What counting a run reads of its row: run_facts' arguments.
+RUN_COLUMNS = (
+    "user_id",
+    "exercise_id",
+    "created_at",
+    "finished_at",
+    "status",
+    "passed",
+    "limit",
+    "duration_ms",
+    "error_name",
+)
+
+
 def run_facts(*, user_id, exercise_id, created_at, finished_at, status, passed, limit, duration_ms, error_name):
     return RunFacts(
         user_id=user_id,
@@ -202,21 +216,10 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
     streamed in order from the database and written in bulk (COPY on PostgreSQL). Returns the
     number of exercise and chapter summaries written."""
     say = log or (lambda message: None)
-    run_columns = (
-        "user_id",
-        "exercise_id",
-        "created_at",
-        "finished_at",
-        "status",
-        "passed",
-        "limit",
-        "duration_ms",
-        "error_name",
-    )
     runs = (
         Run.objects.filter(exercise__chapter__course=course, status__in=Run.TERMINAL)
         .order_by("exercise_id", "user_id", "created_at", "id")
-        .values_list(*run_columns)
+        .values_list(*RUN_COLUMNS)
     )
     answers = (
         QuizAnswer.objects.filter(question__chapter__course=course)
@@ -231,7 +234,7 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         ExerciseErrorSummary.objects.filter(course=course).delete()
         ChapterSummary.objects.filter(course=course).delete()
         writer = RowWriter()
-        facts = (run_facts(**dict(zip(run_columns, row, strict=True))) for row in runs.iterator(chunk_size=5000))
+        facts = (run_facts(**dict(zip(RUN_COLUMNS, row, strict=True))) for row in runs.iterator(chunk_size=5000))
         for _, group in itertools.groupby(facts, key=lambda run: (run.exercise_id, run.user_id)):
             summaries, errors = exercise_summaries_build(course_id=course.pk, runs=group)
             for row in (*summaries, *errors):

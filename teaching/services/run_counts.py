@@ -33,19 +33,6 @@ from teaching.services import course_counts, rollups, standings
 
 log = logging.getLogger(__name__)
 
-# What counting a run reads of it.
-RUN_COLUMNS = (
-    "user_id",
-    "exercise_id",
-    "created_at",
-    "finished_at",
-    "status",
-    "passed",
-    "limit",
-    "duration_ms",
-    "error_name",
-)
-
 
 def run_count_note(*, run_id) -> None:
     """Note that a run is still to count. Call it in the transaction of the run's terminal write."""
@@ -58,14 +45,14 @@ def run_count(*, run_id) -> bool:
     with transaction.atomic():
         if not RunToCount.objects.filter(run_id=run_id).delete()[0]:
             return False
-        row = Run.objects.filter(pk=run_id).values(*RUN_COLUMNS).first()
+        row = Run.objects.filter(pk=run_id).values(*rollups.RUN_COLUMNS).first()
         if row is not None:  # a note goes with its run, so the run is there
             run_counted(row)
     return True
 
 
 def run_counted(row: dict) -> None:
-    """Count a finished run (RUN_COLUMNS) in its learner's summary, the course's and cohorts'
+    """Count a finished run (rollups.RUN_COLUMNS) in its learner's summary, the course's and cohorts'
     counts and the learner's standing. Inside a transaction."""
     course_id = Exercise.objects.values_list("chapter__course_id", flat=True).get(pk=row["exercise_id"])
     user_id, exercise_id = row["user_id"], row["exercise_id"]
