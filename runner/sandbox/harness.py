@@ -696,8 +696,8 @@ class Checker:
     """The next check's process, forked ahead from the supervisor (never from a run's process),
     and the supervisor's ends of its pipes. It waits holding nothing of the run: the run's end, the
     learner's variables and (from stdin) the check and nonce reach it only once every process of
-    the run is gone. So the run does not wait for a fork of a process with torch loaded, and a cold
-    sandbox's check never imports torch a second time.
+    the run is gone. So the run does not wait for a fork of a process with torch loaded. (Cold, it
+    is a fork of a supervisor without torch: a check that reads tensors still imports it.)
 
     A run's processes run as the same user, so they may kill it, stop it or lower its rlimits:
     each only loses the learner their own check. The supervisor spares it when it ends the run's
