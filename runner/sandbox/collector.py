@@ -23,6 +23,8 @@ import binascii
 import json
 import re
 import threading
+import time
+from collections.abc import Callable
 
 from .base import Event, EventSink, Limits
 
@@ -48,10 +50,14 @@ def size_words(n: float) -> str:
 class Collector:
     """Turns raw sandbox stdout into validated events, counting output against the cap."""
 
-    def __init__(self, limits: Limits, on_event: EventSink):
+    def __init__(self, limits: Limits, on_event: EventSink, on_ready: Callable[[], None] | None = None):
         self.limits = limits
         self.on_event = on_event
+        self.on_ready = on_ready
         self.ready = False
+        # When the harness said the program starts (time.monotonic()): the wall limit counts from
+        # here. Its first ready line only: the program can write protocol lines too.
+        self.ready_at: float | None = None
         self.output_full = False
         self.output_bytes = 0
         self.raw_bytes = 0
@@ -125,7 +131,10 @@ class Collector:
             return
         kind = event["type"]
         if kind == "ready":
-            self.ready = True
+            if not self.ready:
+                self.ready, self.ready_at = True, time.monotonic()
+                if self.on_ready is not None:
+                    self.on_ready()
         elif kind == "stream":
             self._stream(event["name"], event["text"])
         elif kind == "display":

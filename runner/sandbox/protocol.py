@@ -74,6 +74,11 @@ def limit_reason(limits: Limits, which: str) -> str:
     }[which]
 
 
+# How long a sandbox may take to start the program (a cold one imports torch first): the wall
+# limit is the program's own and counts from its start.
+STARTUP_S = 60
+
+
 def supervise(
     *,
     read: Callable[[], bytes],
@@ -84,9 +89,11 @@ def supervise(
     end: EndLine | None = None,
 ) -> tuple[Collector, bool]:
     """Reads the sandbox's stdout until it closes, killing the sandbox when the output cap or the
-    wall deadline (counted from `started`, a time.monotonic()) is passed. Returns the collector
-    and whether the deadline was hit."""
-    collector = Collector(limits, on_event)
+    wall deadline is passed. The wall limit is the program's: it counts from the harness's ready
+    line (the program starts), and the sandbox's start before it (`started`, a time.monotonic())
+    gets STARTUP_S. Returns the collector and whether a deadline was hit."""
+    wake = threading.Event()  # the program started, or the stream is over
+    collector = Collector(limits, on_event, on_ready=wake.set)
     killed = threading.Event()
     over = threading.Event()  # the stream ended, or the output cap was reached
 
@@ -111,13 +118,25 @@ def supervise(
                     # carries is read.
                     threading.Thread(target=kill_once, name="sandbox-kill", daemon=True).start()
                     over.set()
+                    wake.set()
         finally:
             over.set()
+            wake.set()
 
     thread = threading.Thread(target=reader, name="sandbox-reader", daemon=True)
     thread.start()
-    over.wait(timeout=max(0.0, started + limits.wall_s - time.monotonic()))
-    timed_out = not over.is_set()
+    timed_out = False
+    while True:
+        wake.clear()  # before reading the state, so a change after the read ends the wait below
+        if over.is_set():
+            break
+        ready_at = collector.ready_at
+        deadline = ready_at + limits.wall_s if ready_at is not None else started + STARTUP_S
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            timed_out = True
+            break
+        wake.wait(timeout=remaining)
     if timed_out:
         kill_once()
     # What is left of a killed sandbox's stream gets a moment to drain; the reader goes on
@@ -172,6 +191,8 @@ def run_result(
             status=status, exit_code=exit_code, reason=reason, duration_ms=duration_ms, details=details, limit=limit
         )
 
+    if timed_out and not collector.ready:
+        return result("error", f"the sandbox did not start the program within {STARTUP_S} s")
     if timed_out:
         return result("timed_out", limit_reason(limits, "wall"), "wall")
     if collector.output_full:

@@ -211,3 +211,66 @@ def test_a_request_line_without_its_true_length_is_refused(stream, outcome):
             harness.read_frame(read)
     else:
         assert harness.read_frame(read) == outcome
+
+
+class FakeSandbox:
+    """A sandbox's stdout: each (delay_s, bytes) after the one before, then its end; killing it
+    ends its stream, as killing a real one does."""
+
+    def __init__(self, *pieces):
+        self.pieces = list(pieces)
+        self.killed = threading.Event()
+
+    def read(self) -> bytes:
+        if not self.pieces:
+            return b""
+        delay, data = self.pieces.pop(0)
+        return b"" if self.killed.wait(delay) else data
+
+    def kill(self) -> None:
+        self.killed.set()
+
+
+READY = b'{"type": "ready"}\n'
+HELLO = b'{"type": "stream", "name": "stdout", "text": "hello\\n"}\n'
+
+
+def test_the_wall_counts_from_the_programs_start_not_the_sandboxs():
+    from runner.sandbox.protocol import supervise
+
+    # The sandbox takes longer than the wall to start the program, which then prints and ends.
+    sandbox = FakeSandbox((1.5, READY), (0.0, HELLO))
+
+    collector, timed_out = supervise(
+        read=sandbox.read, kill=sandbox.kill, limits=Limits(wall_s=1.0), on_event=[].append, started=time.monotonic()
+    )
+
+    assert (timed_out, sandbox.killed.is_set(), collector.ready) == (False, False, True)
+
+
+def test_a_sandbox_that_never_starts_the_program_is_our_error_after_the_start_up_allowance(monkeypatch):
+    from runner.sandbox import protocol
+
+    monkeypatch.setattr(protocol, "STARTUP_S", 0.3)
+    started = time.monotonic()
+    sandbox = FakeSandbox((30.0, READY))
+
+    collector, timed_out = protocol.supervise(
+        read=sandbox.read, kill=sandbox.kill, limits=Limits(wall_s=60.0), on_event=[].append, started=started
+    )
+    result = run_result(
+        collector=collector, exit_code=None, timed_out=timed_out, oom_killed=False, limits=Limits(), started=started
+    )
+
+    assert timed_out and sandbox.killed.is_set()
+    assert (result.status, result.reason) == ("error", "the sandbox did not start the program within 0.3 s")
+
+
+def test_only_the_first_ready_line_starts_the_wall():
+    collector = Collector(Limits(), [].append)
+    collector.feed(READY)
+    first = collector.ready_at
+    time.sleep(0.01)
+    collector.feed(READY)  # a program writing the line itself
+
+    assert first is not None and collector.ready_at == first
