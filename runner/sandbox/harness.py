@@ -28,8 +28,9 @@ validates every line, enforces the limits itself, and takes the check's verdict 
 line, which carries the run's nonce (which no process of the run ever held) and is written once
 every process of the run is gone. The exit code is the learner's program's: 0 when it ran without
 an exception, 1 when it raised (or the output cap stopped it), sys.exit()'s code when it called
-that. The supervisor never imports torch outside a warm server's start, and so never initialises
-CUDA (a GPU sandbox's run process does, to cap its share of GPU memory).
+that. The supervisor imports torch, numpy and matplotlib at its start, cold or warm, so the run's
+and the check's processes forked from it do not; it never initialises CUDA (a GPU sandbox's run
+process does, to cap its share of GPU memory).
 """
 
 import base64
@@ -696,8 +697,8 @@ class Checker:
     """The next check's process, forked ahead from the supervisor (never from a run's process),
     and the supervisor's ends of its pipes. It waits holding nothing of the run: the run's end, the
     learner's variables and (from stdin) the check and nonce reach it only once every process of
-    the run is gone. So the run does not wait for a fork of a process with torch loaded. (Cold, it
-    is a fork of a supervisor without torch: a check that reads tensors still imports it.)
+    the run is gone. So the run does not wait for a fork of a process with torch loaded, and a
+    check that reads tensors never imports torch a second time (the supervisor did, cold too).
 
     A run's processes run as the same user, so they may kill it, stop it or lower its rlimits:
     each only loses the learner their own check. The supervisor spares it when it ends the run's
@@ -1205,12 +1206,21 @@ def supervise(*, warm: bool) -> int:
     set_dumpable(0)
     os.environ["MPLBACKEND"] = "Agg"
     shot = None
-    if warm:
-        for name in PRELOAD:
+    # Cold too: the run's process and the check's are forked from here, so neither imports torch
+    # again (a check that reads tensors would, after the program did). The program's wall limit
+    # counts from its start (the ready line), not from the sandbox's.
+    for name in PRELOAD:
+        try:
             __import__(name)
+        except ImportError:
+            if warm:
+                raise
+            # Cold, a runtime without it still runs programs that do not need it.
+    if all(name in sys.modules for name in PRELOAD):
         warm_up()
-        if cuda_initialised():
-            return refuse("CUDA was initialised while importing", warm=warm)
+    if cuda_initialised():
+        return refuse("CUDA was initialised while importing", warm=warm)
+    if warm:
         gc.collect()
         # Objects made so far stay out of the collector's way, so children do not copy their pages.
         gc.freeze()
