@@ -28,9 +28,9 @@ validates every line, enforces the limits itself, and takes the check's verdict 
 line, which carries the run's nonce (which no process of the run ever held) and is written once
 every process of the run is gone. The exit code is the learner's program's: 0 when it ran without
 an exception, 1 when it raised (or the output cap stopped it), sys.exit()'s code when it called
-that. The supervisor imports torch, numpy and matplotlib at its start, cold or warm, so the run's
-and the check's processes forked from it do not; it never initialises CUDA (a GPU sandbox's run
-process does, to cap its share of GPU memory).
+that. The supervisor imports torch, numpy and matplotlib at its start (warm, or cold for a run with
+a check), so the run's and the check's processes forked from it do not; it never initialises CUDA
+(a GPU sandbox's run process does, to cap its share of GPU memory).
 """
 
 import base64
@@ -1205,21 +1205,29 @@ def supervise(*, warm: bool) -> int:
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     set_dumpable(0)
     os.environ["MPLBACKEND"] = "Agg"
-    shot = None
-    # Cold too: the run's process and the check's are forked from here, so neither imports torch
-    # again (a check that reads tensors would, after the program did). The program's wall limit
-    # counts from its start (the ready line), not from the sandbox's.
-    for name in PRELOAD:
+    shot, first, export = None, None, False
+    if not warm:
+        # Cold, the request is read before anything is forked: a run with a check gets torch
+        # imported here, once, for its program and its check (which reads tensors with it), as a
+        # warm server has it; a run without one starts at once. Either way the program's wall
+        # counts from its start (its ready line), not from the sandbox's.
         try:
-            __import__(name)
-        except ImportError:
-            if warm:
-                raise
-            # Cold, a runtime without it still runs programs that do not need it.
-    if all(name in sys.modules for name in PRELOAD):
-        warm_up()
-    if cuda_initialised():
-        return refuse("CUDA was initialised while importing", warm=warm)
+            first = read_frame(0)
+            export = bool(json.loads(first).get("export")) if first else False
+        except (ValueError, AttributeError):
+            return refuse("the request is not a JSON object", warm=warm)
+    if warm or export:
+        for name in PRELOAD:
+            try:
+                __import__(name)
+            except ImportError:
+                if warm:
+                    raise
+                # Cold, a runtime without it still runs programs that do not need it.
+        if all(name in sys.modules for name in PRELOAD):
+            warm_up()
+        if cuda_initialised():
+            return refuse("CUDA was initialised while importing", warm=warm)
     if warm:
         gc.collect()
         # Objects made so far stay out of the collector's way, so children do not copy their pages.
@@ -1239,7 +1247,7 @@ def supervise(*, warm: bool) -> int:
             control({"type": "idle"})
             announced = True
         try:
-            line = read_frame(0)
+            line, first = (first, None) if first is not None else (read_frame(0), None)
             if not line:
                 kill_all()
                 return 0  # the worker handed the sandbox back
