@@ -28,6 +28,16 @@ def _tracked(*patterns: str) -> list[Path]:
     return [ROOT / name for name in listed if (ROOT / name).exists()]
 
 
+def _lines_matching(sources, pattern: re.Pattern) -> list[str]:
+    """Each line of the sources that the pattern finds, as path:number: line."""
+    return [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for path in sources
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if pattern.search(line)
+    ]
+
+
 def test_no_python_module_outside_the_exempt_ones_is_over_500_lines():
     sources = _tracked("*.py")
     assert len(sources) > 100, "the walk found the project's modules"
@@ -48,12 +58,7 @@ def test_no_code_reads_a_runs_english_reason():
         for path in _tracked("*.py", "frontend/src/*.js", "*.html")
         if "/migrations/" not in path.as_posix() and not path.is_relative_to(ROOT / "tests")
     ]
-    reading = [
-        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in sources
-        for number, line in enumerate(path.read_text().splitlines(), start=1)
-        if READS_REASON.search(line)
-    ]
+    reading = _lines_matching(sources, READS_REASON)
     assert reading == [], "\n".join(reading)
 
 
@@ -83,12 +88,7 @@ def test_the_sandbox_package_imports_nothing_of_the_platforms_apps():
     run, say) it registers as a callback rather than being imported."""
     sources = _tracked("runner/sandbox/*.py")
     assert len(sources) > 5, "the walk found the sandbox package"
-    importing = [
-        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in sources
-        for number, line in enumerate(path.read_text().splitlines(), start=1)
-        if IMPORTS_AN_APP.search(line)
-    ]
+    importing = _lines_matching(sources, IMPORTS_AN_APP)
     assert importing == [], "\n".join(importing)
     assert IMPORTS_AN_APP.search("        from runner.routing import routing_learner_bound")
     assert IMPORTS_AN_APP.search("from ecplatform.settings import base")
