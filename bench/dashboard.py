@@ -154,7 +154,7 @@ def bench_one(*, args, base: str, learners: int) -> int:
 
 def bench_writes(*, course, repeat: int) -> None:
     """What keeping the dashboards in step costs a worker: the time counting one finished run of
-    one of the busiest learners takes (teaching.services.run_counts.run_counted, which a worker
+    one of the busiest learners takes (teaching.services.outbox.run_counted, which a worker
     runs just after the learner has the run's result). The runs are counted one after another
     today, in one transaction rolled back at the end so the course stays as generated: the first
     makes the day's rows, the rest move them, as a learner's runs do."""
@@ -164,7 +164,7 @@ def bench_writes(*, course, repeat: int) -> None:
 
     from runner.models import Run
     from teaching.models import ExerciseSummary
-    from teaching.services.run_counts import run_counted
+    from teaching.services.outbox import run_counted
 
     busiest = ExerciseSummary.objects.filter(course=course).order_by("-runs").values("user_id", "exercise_id")[0]
     times, queries = [], []

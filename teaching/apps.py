@@ -8,13 +8,21 @@ class TeachingConfig(AppConfig):
     name = "teaching"
 
     def ready(self):
+        from celery.signals import task_postrun, task_prerun
+        from django.core.signals import request_finished, request_started
         from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_save
 
         from courses.models import ChapterProgress, Cohort, CohortMembership, Enrolment
         from courses.signals import learner_progressed, quiz_answered
         from runner.models import Run
         from runner.signals import run_ended, run_finished
-        from teaching import receivers
+        from teaching import later, receivers
+
+        # What the dashboards count of a request or a task waits for its end (teaching.later).
+        request_started.connect(later.begin_request, dispatch_uid="teaching.later.request_begin")
+        request_finished.connect(later.finish, dispatch_uid="teaching.later.request_finish")
+        task_prerun.connect(later.begin_task, dispatch_uid="teaching.later.task_begin")
+        task_postrun.connect(later.finish, dispatch_uid="teaching.later.task_finish")
 
         run_finished.connect(receivers.on_run_finished, sender=Run, dispatch_uid="teaching.run_finished")
         run_ended.connect(receivers.on_run_ended, sender=Run, dispatch_uid="teaching.run_ended")

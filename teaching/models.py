@@ -11,7 +11,6 @@ import datetime as dt
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
-from django.utils import timezone
 
 from courses.models import Chapter, Choice, Cohort, Course, Enrolment, Exercise, Question
 
@@ -489,12 +488,5 @@ class ChoiceDayCount(models.Model):
         return f"choice {self.choice_id}, {self.day}: {self.answers} answers"
 
 
-class RunToCount(models.Model):
-    """A finished run the dashboards have not counted yet: the outbox of teaching.services.run_counts
-    (written with the run's end, so none is forgotten; deleted as it is counted, so none twice)."""
-
-    run = models.OneToOneField("runner.Run", on_delete=models.CASCADE, primary_key=True, related_name="+")
-    noted_at = models.DateTimeField(default=timezone.now, db_index=True)  # the sweeper reads the oldest
-
-    def __str__(self):
-        return f"run {self.run_id} to count"
+# The outbox of what the dashboards have still to count, in a module of its own.
+from teaching.outbox_models import AnswerToCount, ProgressToCount, RunToCount  # noqa: E402, F401

@@ -1,48 +1,36 @@
 """Keeping the dashboards' summaries, counts and standings in step: connected in
-TeachingConfig.ready(). A run's end is counted just after the learner has it, from a note written
-in its terminal transaction (teaching.services.run_counts). Every other signal here is sent inside
-the transaction that wrote what it tells of (an answer, progress, an enrolment or a cohort
-membership), so what the dashboards read of it commits with it."""
+TeachingConfig.ready().
+
+What is on a learner's path (a run's end, a quiz answer, a chapter's progress) is counted just
+after the learner has it, from a note written in its own transaction (teaching.services.outbox,
+teaching.later). Every other signal here (an enrolment, a cohort membership, a first pass or a
+completed chapter for the learner's standing) is handled inside the transaction that wrote what
+it tells of, so what the dashboards read of it commits with it."""
+
+from functools import partial
 
 from django.db.models import QuerySet
 
 from courses.models import Chapter, ChapterProgress, CohortMembership, Course
-from teaching.services import course_counts, rollups, run_counts, standings
+from teaching.later import later
+from teaching.outbox_models import ProgressToCount
+from teaching.services import course_counts, outbox, standings
 
 
 def on_run_finished(sender, *, run_id, **kwargs):
     """In the run's terminal transaction: only the note that it is still to count."""
-    run_counts.run_count_note(run_id=run_id)
+    outbox.run_count_note(run_id=run_id)
 
 
 def on_run_ended(sender, *, run_id, **kwargs):
     """The learner has the result: count the run now."""
-    run_counts.run_count(run_id=run_id)
+    outbox.run_count(run_id=run_id)
 
 
-def on_quiz_answered(
-    sender,
-    *,
-    answer_id,
-    user_id,
-    question_id,
-    chapter_id,
-    course_id,
-    choice_id,
-    attempt,
-    is_correct,
-    answered_at,
-    **kwargs,
-):
-    answer = rollups.AnswerFacts(
-        user_id=user_id, chapter_id=chapter_id, attempt=attempt, is_correct=is_correct, answered_at=answered_at
-    )
-    rollups.chapter_summary_add_answer(course_id=course_id, answer=answer)
-    course_counts.course_counts_answered(
-        user_id=user_id, course_id=course_id, question_id=question_id, answer_id=answer_id
-    )
-    if is_correct:
-        standings.standing_progressed(user_id=user_id, course_id=course_id, at=answered_at)
+def on_quiz_answered(sender, *, answer_id, **kwargs):
+    """In the answer's transaction: the note; the count once the learner has the verdict."""
+    outbox.answer_count_note(answer_id=answer_id)
+    later(partial(outbox.answer_count, answer_id=answer_id))
 
 
 def on_learner_progressed(sender, *, user_id, course_id, at, chapter_completed, **kwargs):
@@ -102,30 +90,29 @@ def on_membership_deleting(sender, *, instance, origin=None, **kwargs):
         )
 
 
-def _chapter_course_id(progress) -> int:
-    return Chapter.objects.values_list("course_id", flat=True).get(pk=progress.chapter_id)
-
-
 def on_progress_saving(sender, *, instance, raw=False, **kwargs):
-    """A learner's chapter progress is about to change: read their share of the chapter's counts
-    (on_progress_saved adds what the save changes in it)."""
+    """A learner's chapter progress is about to change: keep how it stood (one read), for the
+    note on_progress_saved writes."""
     if not raw:
-        share = course_counts.chapter_part(user_id=instance.user_id, chapter_id=instance.chapter_id)
-        instance._counting = course_counts.Counting(
-            course_id=_chapter_course_id(instance), user_id=instance.user_id, part=share
-        ).__enter__()
+        absent = instance._state.adding or instance.pk is None
+        instance._counted_before = (
+            ProgressToCount(existed=False) if absent else outbox.progress_as_counted(progress_id=instance.pk)
+        )
 
 
 def on_progress_saved(sender, *, instance, raw=False, **kwargs):
-    counting = instance.__dict__.pop("_counting", None)
-    if counting is not None:
-        counting.__exit__(None, None, None)
+    """In the change's transaction: the note; the count once the learner has what they asked for."""
+    before = instance.__dict__.pop("_counted_before", None)
+    if before is not None:
+        outbox.progress_count_note(progress_id=instance.pk, before=before)
+        later(partial(outbox.progress_count, progress_id=instance.pk))
 
 
 def on_progress_deleting(sender, *, instance, origin=None, **kwargs):
     """Only a progress row deleted for itself: a learner's, chapter's or course's delete takes the
     share along (their enrolment's receiver, or the counts' own cascade)."""
     if _deleting(origin) in (ChapterProgress, type(None)):
+        course_id = Chapter.objects.values_list("course_id", flat=True).get(pk=instance.chapter_id)
         course_counts.course_counts_progress_deleting(
-            user_id=instance.user_id, course_id=_chapter_course_id(instance), chapter_id=instance.chapter_id
+            user_id=instance.user_id, course_id=course_id, progress_id=instance.pk
         )

@@ -3,9 +3,9 @@
 from celery import shared_task
 from django.conf import settings
 
-from teaching.services import run_counts
+from teaching.services import outbox
 
 
-@shared_task(name="teaching.runs_count_left")
-def runs_count_left_task() -> None:
-    run_counts.runs_count_left(older_than_s=settings.DASHBOARD_COUNT_LEFT_AFTER_S)
+@shared_task(name="teaching.counts_left")
+def counts_left_task() -> None:
+    outbox.counts_left(older_than_s=settings.DASHBOARD_COUNT_LEFT_AFTER_S)

@@ -4,6 +4,7 @@ from django.db import connections
 
 from accounts.models import User
 from accounts.services import user_create
+from teaching import later
 
 # The worker and web server fixtures, imported once here: a session fixture imported into each test
 # module would be a separate fixture per module, each starting a worker and a web server of its own.
@@ -60,6 +61,15 @@ def _test_database_left_alone_at_the_end(django_db_setup, django_db_blocker):
                     "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = %s",
                     [connection.settings_dict["NAME"]],
                 )
+
+
+@pytest.fixture(autouse=True)
+def _no_counts_left_waiting():
+    """A streamed response a test leaves unread keeps its request's unit open (teaching.later), and
+    a later test's counts would wait for its end: each test starts with none open."""
+    later.abandon()
+    yield
+    later.abandon()
 
 
 @pytest.fixture(autouse=True)

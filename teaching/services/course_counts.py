@@ -59,6 +59,7 @@ from teaching.models import (
     QuestionCount,
     day_of,
 )
+from teaching.outbox_models import AnswerToCount, ProgressToCount
 
 # A share: {(model, object id, key, field): amount}. The object is the row's exercise, chapter,
 # question or choice; the key (a tuple) names the row among the object's.
@@ -190,13 +191,29 @@ def _chapters_share(progress) -> Share:
 _PROGRESS_COLUMNS = ("chapter_id", "quiz_finished_at", "completed_at", "enrolled_at")
 
 
-def _progress(**where) -> QuerySet:
+def _progress(*columns: str, **where) -> QuerySet:
+    """The progress rows `where` picks, as `columns` (default _PROGRESS_COLUMNS)."""
     enrolment = Enrolment.objects.filter(user_id=OuterRef("user_id"), course_id=OuterRef("chapter__course_id"))
     return (
         ChapterProgress.objects.filter(**where)
         .annotate(enrolled_at=Subquery(enrolment.values("enrolled_at")[:1]))
-        .values_list(*_PROGRESS_COLUMNS)
+        .values_list(*(columns or _PROGRESS_COLUMNS))
     )
+
+
+def _progress_counted(**where) -> list[tuple]:
+    """The progress rows `where` picks as the counts have them (_PROGRESS_COLUMNS): a row whose
+    change is still to count as its note says it stood, and not at all when it is new."""
+    rows = list(_progress("pk", *_PROGRESS_COLUMNS, **where))
+    notes = {note.progress_id: note for note in ProgressToCount.objects.filter(progress_id__in=[r[0] for r in rows])}
+    counted = []
+    for pk, chapter_id, quiz_finished_at, completed_at, enrolled_at in rows:
+        note = notes.get(pk)
+        if note is None:
+            counted.append((chapter_id, quiz_finished_at, completed_at, enrolled_at))
+        elif note.existed:
+            counted.append((chapter_id, note.quiz_finished_at, note.completed_at, enrolled_at))
+    return counted
 
 
 _ANSWER_COLUMNS = ("user_id", "question_id", "choice_id", "is_correct", "attempt", "answered_at")
@@ -235,11 +252,17 @@ def _questions_share(answers: QuerySet) -> Share:
     return share
 
 
+def _answers_counted(**where) -> QuerySet:
+    """The answers `where` picks that the counts have counted: those without a note."""
+    return QuizAnswer.objects.filter(**where).exclude(pk__in=AnswerToCount.objects.values("answer_id"))
+
+
 def _learner_share(*, user_id: int, course_id: int) -> Share:
-    """Everything a learner adds to a course's counts."""
+    """Everything a learner adds to a course's counts, as counted so far (teaching.services.outbox:
+    what is still to count is added by its own count, whenever it comes)."""
     share = _exercises_share({"user_id": user_id, "course_id": course_id})
-    share.update(_chapters_share(_progress(user_id=user_id, chapter__course_id=course_id)))
-    share.update(_questions_share(QuizAnswer.objects.filter(user_id=user_id, question__chapter__course_id=course_id)))
+    share.update(_chapters_share(_progress_counted(user_id=user_id, chapter__course_id=course_id)))
+    share.update(_questions_share(_answers_counted(user_id=user_id, question__chapter__course_id=course_id)))
     return share
 
 
@@ -332,25 +355,34 @@ def run_error(*, exercise_id: int, error_name: str, created_at: dt.datetime) -> 
     return _error_share(exercise_id, day_of(created_at), error_name, 1) if error_name else Share()
 
 
-def chapter_part(*, user_id: int, chapter_id: int):
-    return lambda: _chapters_share(_progress(user_id=user_id, chapter_id=chapter_id))
-
-
 def course_counts_answered(*, user_id: int, course_id: int, question_id: int, answer_id: int) -> None:
-    """An answer was saved (it is in the table already): its learner's share of the question with
-    it, less without it."""
+    """An answer is counted (its note is gone): its learner's share of the question's counted
+    answers with it, less without it. Answers counted in any order add up to the same counts."""
     scopes = _scopes(user_id=user_id, course_id=course_id)
     if scopes:
-        answers = QuizAnswer.objects.filter(user_id=user_id, question_id=question_id)
+        answers = _answers_counted(user_id=user_id, question_id=question_id)
         change = _questions_share(answers)
         change.subtract(_questions_share(answers.exclude(pk=answer_id)))
         _apply(course_id=course_id, scopes=scopes, change=change)
 
 
-def course_counts_progress_deleting(*, user_id: int, course_id: int, chapter_id: int) -> None:
+def course_counts_progressed(*, user_id: int, course_id: int, progress_id: int, before: ProgressToCount) -> None:
+    """A progress row's change is counted (its note, `before`, is gone): its share now, less as
+    the note says it stood."""
     scopes = _scopes(user_id=user_id, course_id=course_id)
-    share = chapter_part(user_id=user_id, chapter_id=chapter_id)()
-    _apply(course_id=course_id, scopes=scopes, change=_negative(share))
+    if scopes:
+        now = list(_progress(pk=progress_id))
+        was = [(row[0], before.quiz_finished_at, before.completed_at, row[3]) for row in now] if before.existed else []
+        change = _chapters_share(now)
+        change.subtract(_chapters_share(was))
+        _apply(course_id=course_id, scopes=scopes, change=change)
+
+
+def course_counts_progress_deleting(*, user_id: int, course_id: int, progress_id: int) -> None:
+    """A progress row is about to go: its share, as counted, leaves the counts (its note, if any,
+    goes with the row)."""
+    scopes = _scopes(user_id=user_id, course_id=course_id)
+    _apply(course_id=course_id, scopes=scopes, change=_negative(_chapters_share(_progress_counted(pk=progress_id))))
 
 
 def course_counts_enrolled(*, user_id: int, course_id: int) -> None:

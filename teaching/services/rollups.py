@@ -1,10 +1,9 @@
 """Writes for the dashboards' summaries (teaching.models): one run or answer added as it happens,
 and every summary of a course rebuilt from its runs and answers.
 
-The live writes run inside the transaction that counts the run (teaching.services.run_counts,
-just after the run ends) or saves the answer (teaching.receivers), so a summary commits or rolls
-back with what it counts. Runs are
-numbered in the order they finish; a rebuild numbers them in the order they were made (for one
+The live writes run inside the transaction that counts the run or the answer, just after the
+learner has it (teaching.services.outbox), so a summary commits or rolls back with its count. Runs
+are numbered in the order they finish; a rebuild numbers them in the order they were made (for one
 learner's runs of one exercise the two agree, as a learner waits for one run before the next).
 """
 
@@ -20,7 +19,15 @@ from django.db.models import F, Sum
 
 from courses.models import Course, QuizAnswer
 from runner.models import Run
-from teaching.models import ChapterSummary, ExerciseErrorSummary, ExerciseSummary, RunToCount, day_of
+from teaching.models import (
+    AnswerToCount,
+    ChapterSummary,
+    ExerciseErrorSummary,
+    ExerciseSummary,
+    ProgressToCount,
+    RunToCount,
+    day_of,
+)
 from teaching.services.bulk import RowWriter, analyze
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.standings import standings_rebuild
@@ -77,7 +84,7 @@ def _count_answer(summary: ChapterSummary, answer: AnswerFacts) -> None:
 
 
 def exercise_summary_add_run(*, course_id: int, run: RunFacts) -> ExerciseSummary:
-    """Count one finished run. Call it inside the transaction that counts it (run_counts)."""
+    """Count one finished run. Call it inside the transaction that counts it (outbox)."""
     day = day_of(run.created_at)
     key = {"user_id": run.user_id, "exercise_id": run.exercise_id}
     with transaction.atomic():
@@ -116,7 +123,7 @@ def _error_count(*, summary: ExerciseSummary, error_name: str) -> None:
 
 
 def chapter_summary_add_answer(*, course_id: int, answer: AnswerFacts) -> ChapterSummary:
-    """Count one saved quiz answer. Call it inside the transaction that saved the answer."""
+    """Count one saved quiz answer. Call it inside the transaction that counts it (outbox)."""
     key = {"user_id": answer.user_id, "chapter_id": answer.chapter_id, "day": day_of(answer.answered_at)}
     with transaction.atomic():
         summary = ChapterSummary.objects.select_for_update().filter(**key).first()
@@ -227,9 +234,11 @@ def rollups_rebuild(*, course: Course, log=None) -> tuple[int, int]:
         .values_list("user_id", "question__chapter_id", "attempt", "is_correct", "answered_at")
     )
     with transaction.atomic():
-        # Every finished run is counted below, those not counted yet too: their notes go first
-        # (a counter in flight waits for this commit, then finds no note).
+        # Every finished run, answer and progress row is counted below, those not counted yet too:
+        # their notes go first (a counter in flight waits for this commit, then finds no note).
         RunToCount.objects.filter(run__exercise__chapter__course=course).delete()
+        AnswerToCount.objects.filter(answer__question__chapter__course=course).delete()
+        ProgressToCount.objects.filter(progress__chapter__course=course).delete()
         ExerciseSummary.objects.filter(course=course).delete()
         ExerciseErrorSummary.objects.filter(course=course).delete()
         ChapterSummary.objects.filter(course=course).delete()

@@ -268,14 +268,15 @@ def worker_switch(django_db_setup, django_db_blocker, tmp_path_factory):
 
 
 def worker_after_end_wait(timeout_s: float = 10) -> None:
-    """Wait until the worker has done what it does after a run's end (the dashboards count the run
-    once its learner has the result): a test that stops at the status event would otherwise have
+    """Wait until the worker has done what it does after a run's end (the dashboards count the run,
+    and a first pass's progress, once its learner has the result): a test that stops at the status event would otherwise have
     its database flushed under that write (seen: a deadlock between the flush's TRUNCATE and the
     count)."""
-    from teaching.models import RunToCount
+    from teaching.models import AnswerToCount, ProgressToCount, RunToCount
 
     deadline = time.monotonic() + timeout_s
-    while RunToCount.objects.exists() and time.monotonic() < deadline:
+    notes = (RunToCount, AnswerToCount, ProgressToCount)
+    while any(model.objects.exists() for model in notes) and time.monotonic() < deadline:
         time.sleep(0.02)
 
 

@@ -72,7 +72,7 @@ def test_a_finished_run_is_on_the_dashboard_just_after_it_ends(run_worker, make_
         created = runs.post("/api/runs/", {"exercise": exercise.pk, "code": code}, format="json").json()
         wait_for_run(runs, created["id"])
 
-    # The worker counts a run just after its learner has the result (teaching.services.run_counts).
+    # The worker counts a run just after its learner has the result (teaching.services.outbox).
     summary = wait_until(
         "the second run to be counted",
         lambda: ExerciseSummary.objects.filter(user=learner, exercise=exercise, runs=2).first(),

@@ -1,5 +1,5 @@
 """The dashboards count a run after its learner has the result, from a note written with the run's
-end: once, never lost, and soon (teaching.services.run_counts)."""
+end: once, never lost, and soon (teaching.services.outbox)."""
 
 import time
 import uuid
@@ -15,7 +15,7 @@ from courses.models import Enrolment
 from runner.models import Run
 from runner.tasks import run_execute_task
 from teaching.models import ExerciseCount, ExerciseSummary, RunToCount
-from teaching.services import run_counts
+from teaching.services import outbox
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.rollups import rollups_rebuild
 from tests.runner.test_api_events import open_stream, sse_frames, submit
@@ -86,10 +86,10 @@ def test_a_worker_killed_between_a_runs_end_and_its_count_leaves_a_note_the_swee
     assert RunToCount.objects.filter(run=run).exists(), "the note survived the worker"
     assert _course_runs(exercise) == 0
 
-    counted = [run_counts.runs_count_left(older_than_s=0), run_counts.runs_count_left(older_than_s=0)]
+    counted = [outbox.counts_left(older_than_s=0), outbox.counts_left(older_than_s=0)]
 
     assert counted == [1, 0]
-    assert run_counts.run_count(run_id=run.pk) is False, "a late counter finds no note"
+    assert outbox.run_count(run_id=run.pk) is False, "a late counter finds no note"
     assert _course_runs(exercise) == 1
     assert ExerciseSummary.objects.get(user=learner, exercise=exercise).runs == 1
     live = _counts(exercise.chapter.course)
@@ -135,11 +135,11 @@ def test_a_run_is_counted_once_however_many_counters_try(learner, make_exercise)
     exercise = make_exercise()
     Enrolment.objects.create(user=learner, course=exercise.chapter.course)
     run = Run.objects.create(user=learner, exercise=exercise, status="succeeded", finished_at=timezone.now())
-    run_counts.run_count_note(run_id=run.pk)
+    outbox.run_count_note(run_id=run.pk)
 
-    fresh = run_counts.runs_count_left(older_than_s=60)
-    tries = [run_counts.run_count(run_id=run.pk), run_counts.run_count(run_id=run.pk)]
-    swept = run_counts.runs_count_left(older_than_s=0)
+    fresh = outbox.counts_left(older_than_s=60)
+    tries = [outbox.run_count(run_id=run.pk), outbox.run_count(run_id=run.pk)]
+    swept = outbox.counts_left(older_than_s=0)
 
     assert fresh == 0, "the sweeper leaves a note its live worker is about to count"
     assert tries == [True, False]
@@ -152,10 +152,10 @@ def test_a_rebuild_counts_the_runs_still_noted_and_forgets_their_notes(learner, 
     course = exercise.chapter.course
     Enrolment.objects.create(user=learner, course=course)
     run = Run.objects.create(user=learner, exercise=exercise, status="succeeded", finished_at=timezone.now())
-    run_counts.run_count_note(run_id=run.pk)
+    outbox.run_count_note(run_id=run.pk)
 
     rollups_rebuild(course=course)
-    late = run_counts.runs_count_left(older_than_s=0)
+    late = outbox.counts_left(older_than_s=0)
 
     assert late == 0
     assert _course_runs(exercise) == 1

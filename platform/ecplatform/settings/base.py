@@ -341,13 +341,14 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # A submission answers 503 within a second when the broker is down, instead of hanging.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.5}
-# The dashboards count a run just after its learner has the result (teaching.services.run_counts);
-# a run whose worker died in between is counted by this sweep, once its note is this old.
+# The dashboards count a run, an answer or progress just after its learner has the result
+# (teaching.services.outbox); one whose process died in between is counted by this sweep, once its
+# note is this old.
 DASHBOARD_COUNT_SWEEP_S = env_int("DASHBOARD_COUNT_SWEEP_S", 10)
 DASHBOARD_COUNT_LEFT_AFTER_S = env_int("DASHBOARD_COUNT_LEFT_AFTER_S", 5)
 CELERY_BEAT_SCHEDULE = {
     "runner-sweep": {"task": "runner.run_sweep", "schedule": float(RUNNER_SWEEP_INTERVAL_S)},
-    "teaching-runs-count-left": {"task": "teaching.runs_count_left", "schedule": float(DASHBOARD_COUNT_SWEEP_S)},
+    "teaching-counts-left": {"task": "teaching.counts_left", "schedule": float(DASHBOARD_COUNT_SWEEP_S)},
 }
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
