@@ -498,6 +498,7 @@ print(json.dumps({{"exercise": exercise.id, "code": exercise.starter_code, "toke
             "sandbox": part("sandbox"),
             "program": part("program"),
             "finish": part("finish"),
+            "counted": part("after"),
             "response": max(0.0, median(latencies) * 1000 - server),
             "warm": sum(1 for r in rows if r[2]) / len(rows),
         }
@@ -607,7 +608,7 @@ def docker_image_available() -> bool:
 
 WORKER_TIMING = re.compile(
     r"run (?P<id>[0-9a-f-]{36}) \w+, \w+: claim (?P<claim>[\d.]+) ms, sandbox (?P<sandbox>[\d.]+) ms "
-    r"\(program (?P<program>[\d.]+|-) ms\), finish (?P<finish>[\d.]+) ms"
+    r"\(program (?P<program>[\d.]+|-) ms\), finish (?P<finish>[\d.]+) ms, after (?P<after>[\d.]+) ms"
 )
 
 
@@ -618,9 +619,8 @@ def worker_timings(log: Path | None, run_ids: set[str]) -> list[dict]:
     found = []
     for match in WORKER_TIMING.finditer(log.read_text(errors="replace")):
         if match["id"] in run_ids:
-            found.append(
-                {k: None if match[k] == "-" else float(match[k]) for k in ("claim", "sandbox", "program", "finish")}
-            )
+            parts = ("claim", "sandbox", "program", "finish", "after")
+            found.append({k: None if match[k] == "-" else float(match[k]) for k in parts})
     return found
 
 
@@ -751,12 +751,14 @@ def print_warm(rows: list[dict], breakdowns: list[tuple[str, dict]], memory: lis
     print("\nwhere the time went (medians, ms): queue = POST's commit to the worker's claim; claim = the")
     print("worker's claim and read; sandbox = the backend, of which program = the run's own process")
     print("(request to exit, warm only); finish = last write and publish; response = POST, event stream")
-    print("and client, i.e. latency p50 minus created->finished:")
+    print("and client, i.e. latency p50 minus created->finished; counted = from the publish until the")
+    print("dashboards have counted the run (after the learner has it, off the path):")
     for name, parts in breakdowns:
         if parts:
             print(
                 f"  {name:<46} queue {parts['queue']:6.0f}  claim {parts['claim']:5.1f}  "
                 f"sandbox {parts['sandbox']:6.1f} (program {parts['program']:5.1f})  finish {parts['finish']:5.1f}  "
+                f"counted {parts['counted']:5.1f}  "
                 f"response {parts['response']:5.0f}  warm {parts['warm'] * 100:3.0f}%"
             )
     for backend, mib in memory:
