@@ -1,6 +1,5 @@
 """The courses API: what a signed-in user may run, and the code they keep per exercise."""
 
-from django.conf import settings
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import exceptions, serializers
 from rest_framework.response import Response
@@ -9,6 +8,8 @@ from rest_framework.views import APIView
 from courses.models import Exercise, ExerciseState
 from courses.selectors import exercise_get_for_user, exercise_list_for_user, exercise_state_get
 from courses.services.progress import exercise_code_save
+from ecplatform.api import CodeField, request_code_data
+from ecplatform.code import CodeRefusedError
 
 # Every learner call in a course by invitation that does not admit the caller (courses.selectors).
 INVITE_REQUIRED_RESPONSE = OpenApiResponse(description="The course is by invitation and the learner has not joined it.")
@@ -43,11 +44,7 @@ class ExerciseCodeApi(APIView):
     and whether its check has passed. Only ever the requesting user's own state."""
 
     class InputSerializer(serializers.Serializer):
-        code = serializers.CharField(
-            allow_blank=True,
-            trim_whitespace=False,
-            help_text=f"Python source, at most {settings.RUNNER_MAX_CODE_BYTES} bytes.",
-        )
+        code = CodeField()
 
     class OutputSerializer(serializers.Serializer):
         exercise = serializers.IntegerField()
@@ -87,7 +84,11 @@ class ExerciseCodeApi(APIView):
         request=InputSerializer,
         responses={
             200: OutputSerializer,
-            400: OpenApiResponse(description="Code over RUNNER_MAX_CODE_BYTES (64 KiB by default), or no code."),
+            400: OpenApiResponse(
+                description="Code over RUNNER_MAX_CODE_BYTES (64 KiB by default), with a NUL or a lone surrogate, "
+                "or no code."
+            ),
+            413: OpenApiResponse(description="A request body far over the code limit."),
             403: INVITE_REQUIRED_RESPONSE,
             404: OpenApiResponse(description="No such exercise."),
         },
@@ -95,10 +96,10 @@ class ExerciseCodeApi(APIView):
     )
     def put(self, request, exercise_id: int):
         exercise = exercise_get_for_user(user=request.user, exercise_id=exercise_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.InputSerializer(data=request_code_data(request))
         data.is_valid(raise_exception=True)
         try:
             state = exercise_code_save(user=request.user, exercise=exercise, code=data.validated_data["code"])
-        except ValueError as exc:
+        except CodeRefusedError as exc:
             raise exceptions.ValidationError({"detail": str(exc), "code": [str(exc)]}) from exc
         return Response(self.OutputSerializer(self._output(exercise=exercise, state=state)).data)

@@ -13,7 +13,7 @@ import time
 import redis
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import connections
 from django.http import Http404, StreamingHttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from courses.selectors import exercise_get_for_user
+from ecplatform.api import CodeField, request_code_data
 from runner import events, selectors, services
 from runner.models import Run
 
@@ -36,11 +37,6 @@ class RunCapReachedError(exceptions.APIException):
         super().__init__(detail)
         # DRF's exception handler turns `wait` into the Retry-After header.
         self.wait = wait
-
-
-class PayloadTooLargeError(exceptions.APIException):
-    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
-    default_code = "payload_too_large"
 
 
 class BrokerUnavailableError(exceptions.APIException):
@@ -78,11 +74,7 @@ class RunOutputSerializer(serializers.ModelSerializer):
 class RunCreateApi(APIView):
     class InputSerializer(serializers.Serializer):
         exercise = serializers.IntegerField(help_text="An exercise id from GET /api/exercises/.")
-        code = serializers.CharField(
-            allow_blank=True,
-            trim_whitespace=False,
-            help_text=f"Python source, at most {settings.RUNNER_MAX_CODE_BYTES} bytes.",
-        )
+        code = CodeField()
 
     @extend_schema(
         request=InputSerializer,
@@ -102,12 +94,7 @@ class RunCreateApi(APIView):
         summary="Run code for an exercise",
     )
     def post(self, request):
-        try:
-            payload = request.data
-        except RequestDataTooBig as exc:
-            limit = settings.RUNNER_MAX_CODE_BYTES
-            raise PayloadTooLargeError(f"The request is far over the code limit of {limit} bytes.") from exc
-        data = self.InputSerializer(data=payload)
+        data = self.InputSerializer(data=request_code_data(request))
         data.is_valid(raise_exception=True)
         try:
             exercise = exercise_get_for_user(user=request.user, exercise_id=data.validated_data["exercise"])

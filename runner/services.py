@@ -25,6 +25,7 @@ from accounts.models import User
 from courses.models import Exercise
 from courses.selectors import course_modules_for_exercise
 from courses.services.progress import exercise_record_pass
+from ecplatform.code import CodeRefusedError, code_check
 from runner import events, selectors, signals
 from runner.models import Run
 from runner.recorder import Recording, RunRecorder, column_text, sandbox_stop
@@ -64,13 +65,10 @@ def run_submit(*, user: User, exercise: Exercise, code: str) -> Run:
 
     Raises ValidationError (bad code), RunCapReached (429) or RunBrokerUnavailable (503).
     """
-    size = len(code.encode("utf-8", "surrogatepass"))
-    if size > settings.RUNNER_MAX_CODE_BYTES:
-        raise ValidationError(
-            f"Code is {size} bytes; the limit is {settings.RUNNER_MAX_CODE_BYTES} bytes.", code="code_too_large"
-        )
-    if "\x00" in code:
-        raise ValidationError("Code contains a NUL character.", code="code_nul")
+    try:
+        code_check(code)
+    except CodeRefusedError as exc:
+        raise ValidationError(str(exc), code=exc.reason) from None
     # A GPU exercise goes to a GPU worker while one is alive. With none (none configured, or all
     # down) it runs on a CPU worker rather than waiting "queued" for one: there torch sees no GPU and
     # the exercise's code takes its CPU path, and the exercise's page says so beforehand.

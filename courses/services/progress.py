@@ -2,13 +2,13 @@
 
 import re
 
-from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
 from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState, QuizAnswer
 from courses.signals import learner_progressed
+from ecplatform.code import code_check
 
 
 def enrolment_touch(*, user, course: Course, chapter: Chapter | None = None, place: str = "") -> Enrolment:
@@ -22,10 +22,9 @@ def enrolment_touch(*, user, course: Course, chapter: Chapter | None = None, pla
 
 
 def exercise_code_save(*, user, exercise: Exercise, code: str) -> ExerciseState:
-    # The same cap as for running it (ecplatform/limits.py CODE_BYTES): what can be run can be saved.
-    limit = settings.RUNNER_MAX_CODE_BYTES
-    if len(code.encode()) > limit:
-        raise ValueError(f"Code is over {limit // 1024} KiB.")
+    """Save the learner's code. Code a run would refuse is refused here in the same words
+    (ecplatform.code: CodeRefusedError, a ValueError), and nothing is saved."""
+    code_check(code)
     state, _ = ExerciseState.objects.update_or_create(
         user=user, exercise=exercise, defaults={"code": code, "code_saved_at": timezone.now()}
     )
