@@ -36,3 +36,8 @@ CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"
 # server a test starts (uvicorn) serves them from where they are.
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 WHITENOISE_USE_FINDERS = True
+# Without DATABASE_URL the tests run on SQLite as the embedded default does: a file (in WAL mode,
+# with its busy timeout, base.py), not Django's shared in-memory test database, whose table locks
+# fail at once where the default's file waits its turn (two requests writing at the same moment).
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":  # noqa: F405
+    DATABASES["default"]["TEST"] = {"NAME": str(VAR_DIR / f"test-{XDIST_WORKER or 'main'}.sqlite3")}  # noqa: F405
