@@ -326,7 +326,8 @@ class Bench:
         self._database_recreate()
         self._manage("migrate", "--noinput", "-v", "0")
         if COURSE_DIR.exists():
-            self._manage("import_course", str(COURSE_DIR))
+            # Validated here, before any worker runs (the publish rule: every exercise in the sandbox).
+            self._manage("import_course", str(COURSE_DIR), "--backend", "local")
         script = f"""
 import json
 from rest_framework.authtoken.models import Token

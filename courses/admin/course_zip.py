@@ -95,7 +95,7 @@ class CourseZipAdminMixin:
         plan = course_zip_import(data=data, user=request.user, name=pending.get("name", ""))
         file.unlink(missing_ok=True)
         request.session.pop(SESSION_KEY, None)
-        if not plan.ok:  # the database changed since the dry run (an instructor removed, say)
+        if not plan.ok:  # an exercise of a published chapter fails validation, or the database changed
             self.message_user(request, "Nothing was imported: " + " ".join(plan.problems), messages.ERROR)
             return HttpResponseRedirect(reverse("admin:courses_course_import_zip"))
         self.message_user(request, plan.summary, messages.SUCCESS)

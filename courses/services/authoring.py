@@ -9,7 +9,9 @@ again. The task carries the code itself and answers on a Redis list the admin's 
 so it needs neither the database nor the admin's transaction to have committed. Without Redis
 (`make run`'s embedded broker) the web process runs the sandbox itself.
 
-A chapter is published only while every exercise's latest validation of its current code passed.
+A chapter is published only while every exercise's latest validation of its current code passed,
+whichever door publishes it: the admin's chapter form, `manage.py import_course` and the admin's
+zip import (course_import_published).
 """
 
 import hashlib
@@ -20,9 +22,11 @@ from dataclasses import asdict, dataclass
 
 import redis
 from django.conf import settings
+from django.db import transaction
 
-from courses.models import Chapter, Exercise, ExerciseValidation
-from courses.services.content_io import ContentError, ExerciseSpec
+from courses.models import Chapter, Course, Exercise, ExerciseValidation
+from courses.services.content_io import ContentError, ExerciseSpec, course_import
+from courses.services.content_io.importer import ImportReport
 from courses.services.content_io.rules import check_python
 from courses.services.validation import Validation, _check_exercise
 from ecplatform import limits
@@ -270,3 +274,35 @@ def chapter_publish_problems(*, chapter: Chapter, backend: str | None = None) ->
         if not validation.ok:
             problems.append(f"Exercise '{exercise.slug}' fails validation: {'; '.join(validation.problems)}")
     return problems
+
+
+def course_publish_problems(*, course: Course, backend: str | None = None) -> list[str]:
+    """Why the course's published chapters may not be published: one sentence per failing
+    exercise, with its part (empty: they may). Validates what changed since its last validation."""
+    problems = []
+    for chapter in course.chapters.filter(published=True).order_by("number"):
+        for problem in chapter_publish_problems(chapter=chapter, backend=backend):
+            problems.append(f"Part {chapter.number} ({chapter.slug}): {problem}")
+    return problems
+
+
+class PublishRefusedError(Exception):
+    """An import would publish a chapter whose exercise fails validation: nothing of it is kept."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+def course_import_published(*, path, backend: str | None = None) -> ImportReport:
+    """Import a course folder (content_io.course_import) under the publish rule, all or nothing:
+    every exercise of a chapter the folder publishes is validated (or has a current passing
+    validation), else PublishRefusedError and nothing is written. A chapter the folder leaves
+    unpublished is imported as a draft, unvalidated, as the admin allows. `backend` as in
+    exercise_validate."""
+    with transaction.atomic():
+        report = course_import(path=path)
+        problems = course_publish_problems(course=report.course, backend=backend)
+        if problems:
+            raise PublishRefusedError(problems)
+    return report

@@ -3,7 +3,9 @@
 Export writes the folder with the exporter (`course_export`) and zips it. Import is two steps:
 a dry run that checks every file (the validator's text checks, the importer's own) and runs the
 import inside a transaction that is rolled back, so it reports exactly what would be created,
-updated and removed; then the same import applied, all or nothing. Nothing in a zip runs.
+updated and removed; then the same import applied, all or nothing, under the publish rule: the
+exercises of every chapter it publishes are validated in the sandbox (courses/services/authoring.py,
+as the admin's chapter form does), and one that fails refuses the whole import.
 """
 
 import io
@@ -17,6 +19,7 @@ import reversion
 from django.db import transaction
 
 from courses.models import Course
+from courses.services.authoring import PublishRefusedError, course_import_published
 from courses.services.content_io import ContentError, course_export, course_import
 from courses.services.validation import course_validate
 
@@ -134,10 +137,14 @@ def course_zip_import(*, data: bytes, user=None, name: str = "") -> ZipPlan:
         return plan
     with tempfile.TemporaryDirectory() as tmp:
         root = _unpack(data, Path(tmp))
-        with transaction.atomic(), reversion.create_revision():
-            report = course_import(path=root)
-            reversion.set_user(user)
-            reversion.set_comment(f"Imported from {name or 'a zip'}.")
+        try:
+            with transaction.atomic(), reversion.create_revision():
+                report = course_import_published(path=root)
+                reversion.set_user(user)
+                reversion.set_comment(f"Imported from {name or 'a zip'}.")
+        except PublishRefusedError as refused:
+            plan.problems += refused.problems
+            return plan
     plan.summary = report.summary()
     plan.created, plan.updated, plan.removed = report.created, report.updated, report.removed
     return plan

@@ -44,7 +44,7 @@ def test_a_broken_file_is_named_with_its_line_and_nothing_changes(client, admin_
     assert db_snapshot() == before
 
 
-def test_the_dry_run_says_what_would_change_and_apply_changes_it(client, admin_user, course_dir):
+def test_the_dry_run_says_what_would_change_and_apply_changes_it(client, admin_user, course_dir, local_backend):
     course_import(path=course_dir)
     edit(
         course_dir / "glossary.yaml",
@@ -65,6 +65,24 @@ def test_the_dry_run_says_what_would_change_and_apply_changes_it(client, admin_u
 
     assert "Imported course &#x27;mini-course&#x27;" in response.content.decode()
     assert Course.objects.get(slug="mini-course").glossary.filter(term="Key").exists()
+
+
+def test_an_apply_that_would_publish_a_failing_exercise_imports_nothing_and_names_it(
+    client, admin_user, course_dir, local_backend
+):
+    # The solution no longer passes its check: the chapter it is in is published.
+    edit(course_dir / "chapters/01-first-steps/make-a-tensor.solution.py", "[1.0, 2.0, 3.0]", "[1.0, 2.0]")
+    client.force_login(admin_user)
+    page = _dry_run(client, course_dir).content.decode()
+    token = page.split('name="token" value="')[1].split('"')[0]
+
+    response = client.post(reverse(IMPORT_URL), {"apply": "1", "token": token}, follow=True)
+
+    said = response.content.decode()
+    assert "Nothing was imported" in said
+    assert "Part 1 (first-steps): Exercise &#x27;make-a-tensor&#x27; fails validation" in said
+    assert "the solution does not pass its check" in said
+    assert not Course.objects.filter(slug="mini-course").exists()
 
 
 def test_export_zips_the_course_folder_that_imports_again(client, admin_user, course_dir):

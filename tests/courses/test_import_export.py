@@ -15,6 +15,7 @@ from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Ques
 from courses.services.chapters import chapter_reading_extra_text
 from courses.services.content_io import ContentError, course_export, course_import
 from tests.courses.conftest import db_snapshot, edit
+from tests.runner.conftest import backend_or_skip
 from tests.services import service_missing
 
 pytestmark = pytest.mark.django_db
@@ -358,8 +359,8 @@ def _manage(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.mark.django_db(transaction=True)
 def test_it_imports_and_exports_with_the_commands(course_dir, tmp_path):
-    first = _manage("import_course", str(course_dir))
-    again = _manage("import_course", str(course_dir))
+    first = _manage("import_course", str(course_dir), "--backend", "local")
+    again = _manage("import_course", str(course_dir), "--backend", "local")
     exported = _manage("export_course", "mini-course", str(tmp_path / "out"))
 
     assert first.returncode == 0, first.stderr
@@ -377,7 +378,7 @@ def test_it_imports_and_exports_with_the_commands(course_dir, tmp_path):
 def test_it_exits_non_zero_with_the_message_and_writes_nothing(course_dir):
     edit(course_dir / Q, "      correct: true\n    - text: A single", "    - text: A single")
 
-    result = _manage("import_course", str(course_dir))
+    result = _manage("import_course", str(course_dir), "--backend", "local")
     unknown = _manage("export_course", "no-such-course", str(course_dir / "out"))
 
     assert result.returncode != 0
@@ -386,6 +387,26 @@ def test_it_exits_non_zero_with_the_message_and_writes_nothing(course_dir):
     assert Course.objects.count() == 0
     assert unknown.returncode != 0
     assert "no course with the slug 'no-such-course'" in unknown.stderr
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_command_publishes_nothing_when_an_exercise_of_a_published_chapter_fails(course_dir):
+    backend_or_skip("local")
+    edit(course_dir / "chapters/01-first-steps/make-a-tensor.solution.py", "[1.0, 2.0, 3.0]", "[1.0, 2.0]")
+
+    refused = _manage("import_course", str(course_dir), "--backend", "local")
+
+    assert refused.returncode != 0
+    assert "Nothing was imported" in refused.stderr
+    assert "Part 1 (first-steps): Exercise 'make-a-tensor' fails validation" in refused.stderr
+    assert "the solution does not pass its check" in refused.stderr
+    assert Course.objects.count() == 0
+
+    # As a draft, the same chapter imports: only published chapters must validate.
+    edit(course_dir / "chapters/01-first-steps/chapter.md", "published: true", "published: false")
+    drafted = _manage("import_course", str(course_dir), "--backend", "local")
+    assert drafted.returncode == 0, drafted.stderr
+    assert not Chapter.objects.get(slug="first-steps").published
 
 
 def test_it_round_trips_the_demo_course(tmp_path):
