@@ -97,6 +97,30 @@ class SandboxBackend(Protocol):
         ...
 
 
+class PooledBackend:
+    """What every backend does the same way: a run with an owner goes to the owner's warm sandbox
+    (the backend's pool, `warm`: a pool.PoolHolder), which falls back to a fresh one; a run with
+    none, or with no pool, to a fresh sandbox (`execute_cold`, the backend's own)."""
+
+    name: str
+    warm: Any  # pool.PoolHolder (pool imports this module)
+
+    def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        pool = self.warm.get() if request.owner else None
+        if pool is None:
+            return self.execute_cold(request, on_event)
+        return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
+
+    def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
+        raise NotImplementedError
+
+    def _warm_stop(self, run_id: str) -> None:
+        """Stop the run if a warm sandbox of this process runs it (the backend's stop() does the rest)."""
+        pool = self.warm.current()
+        if pool is not None:
+            pool.stop(run_id)
+
+
 def setting(name: str, default: Any) -> Any:
     """A Django setting when Django is configured (the worker), else the default, so backends
     also run from plain scripts (benchmarks)."""

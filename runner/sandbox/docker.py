@@ -26,7 +26,7 @@ from docker.errors import DockerException, ImageNotFound, NotFound
 from docker.types import DeviceRequest, LogConfig, Ulimit
 
 from . import seccomp
-from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
+from .base import EventSink, Limits, PooledBackend, RunRequest, RunResult, cold_slot, setting
 from .gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick, gpu_devices_in_use
 from .pool import PoolHolder, WarmSettings
 from .protocol import STDERR_TAIL, EndLine, request_payload, run_result, supervise
@@ -62,7 +62,7 @@ ENVIRONMENT = {
 STRAY_AGE_S = Limits.WALL_CAP_S + 60
 
 
-class DockerBackend:
+class DockerBackend(PooledBackend):
     name = "docker"
 
     def __init__(self, *, image: str | None = None, gpu: bool | None = None, client=None):
@@ -153,12 +153,6 @@ class DockerBackend:
             # The harness caps torch's allocations on the device at this share of its memory.
             config["environment"][GPU_MEMORY_FRACTION_ENV] = str(setting("RUNNER_GPU_MEMORY_FRACTION", 0.9))
         return config
-
-    def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
-        pool = self.warm.get() if request.owner else None
-        if pool is None:
-            return self.execute_cold(request, on_event)
-        return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
 
     @cold_slot()
     def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
@@ -253,9 +247,7 @@ class DockerBackend:
         for container in containers:
             with contextlib.suppress(*ENGINE_ERRORS):  # already stopped or removed
                 container.remove(force=True)
-        pool = self.warm.current()
-        if pool is not None:
-            pool.stop(run_id)
+        self._warm_stop(run_id)
 
     def _warm_start(self, shape: tuple) -> DockerWarmSandbox:
         limits, gpu = shape

@@ -39,7 +39,7 @@ from functools import cache
 from pathlib import Path
 
 from . import seccomp
-from .base import EventSink, Limits, RunRequest, RunResult, cold_slot, setting
+from .base import EventSink, Limits, PooledBackend, RunRequest, RunResult, cold_slot, setting
 from .local_cgroups import CGROUP_ROOT, RunCgroup
 from .local_launcher import (
     STAGE_HARNESS,
@@ -83,7 +83,7 @@ def runtime_default() -> Path:
     return Path(setting("RUNNER_LOCAL_RUNTIME", "") or os.environ.get("RUNNER_LOCAL_RUNTIME") or sys.prefix)
 
 
-class LocalBackend:
+class LocalBackend(PooledBackend):
     name = "local"
 
     def __init__(self, *, runtime: Path | None = None, bwrap: str | None = None):
@@ -102,12 +102,6 @@ class LocalBackend:
         return list(_probe(bwrap_path(), str(runtime_default())))
 
     # -- the interface ------------------------------------------------------------------------
-    def execute(self, request: RunRequest, on_event: EventSink) -> RunResult:
-        pool = self.warm.get() if request.owner else None
-        if pool is None:
-            return self.execute_cold(request, on_event)
-        return pool.execute(request, on_event, cold=lambda: self.execute_cold(request, on_event))
-
     @cold_slot()
     def execute_cold(self, request: RunRequest, on_event: EventSink) -> RunResult:
         """A fresh sandbox for this one run."""
@@ -177,9 +171,7 @@ class LocalBackend:
         proc = self._running.get(run_id)
         if proc is not None:
             kill_group(proc)
-        pool = self.warm.current()
-        if pool is not None:
-            pool.stop(run_id)
+        self._warm_stop(run_id)
 
     def cleanup_strays(self) -> int:
         # bubblewrap sandboxes die with the worker (--die-with-parent, PID namespace): no strays.
