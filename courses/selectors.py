@@ -46,13 +46,14 @@ from courses.models import (
 )
 
 
-def _is_staff(user) -> bool:
+def user_is_staff(user) -> bool:
+    """Admins: every course, published or not, and every dashboard (the one staff rule)."""
     return bool(user and user.is_authenticated and user.is_staff)
 
 
 def course_list_for_user(*, user) -> QuerySet[Course]:
     courses = Course.objects.all()
-    if _is_staff(user):
+    if user_is_staff(user):
         return courses
     if user and user.is_authenticated:
         return courses.filter(published=True) | courses.filter(instructors=user)
@@ -67,12 +68,13 @@ def course_get_for_user(*, user, slug: str) -> Course:
 
 
 def chapter_is_open_for_user(*, chapter: Chapter, user) -> bool:
-    return chapter.published or course_drafts_visible_to(course=chapter.course, user=user)
+    return chapter.published or course_staffed_by(course=chapter.course, user=user)
 
 
-def course_drafts_visible_to(*, course: Course, user) -> bool:
-    """Whether the user may open the course's unpublished chapters: staff and its instructors."""
-    return _is_staff(user) or course_taught_by(course=course, user=user)
+def course_staffed_by(*, course: Course, user) -> bool:
+    """Staff and the course's instructors: who may open its unpublished chapters and its
+    dashboards (teaching.selectors)."""
+    return user_is_staff(user) or course_taught_by(course=course, user=user)
 
 
 def course_taught_by(*, course: Course, user) -> bool:
@@ -83,7 +85,7 @@ def course_open_to_learner(*, course: Course, user) -> bool:
     """Whether the user may open the course's chapters and run its exercises. A course open to
     enrolment: anyone who sees it. One by invitation: learners enrolled in it (they joined one of its
     cohorts with the invite link, or an admin added them), its instructors and staff."""
-    if course.enrolment == Course.EnrolmentPolicy.OPEN or course_drafts_visible_to(course=course, user=user):
+    if course.enrolment == Course.EnrolmentPolicy.OPEN or course_staffed_by(course=course, user=user):
         return True
     return bool(user and user.is_authenticated) and Enrolment.objects.filter(user=user, course=course).exists()
 
@@ -118,7 +120,7 @@ def chapter_get_for_user(*, user, course_slug: str, chapter_slug: str) -> Chapte
 def exercise_list_for_user(*, user) -> QuerySet[Exercise]:
     """The exercises a user may run: those in chapters the user may open, of courses that admit them."""
     exercises = Exercise.objects.select_related("chapter__course")
-    if _is_staff(user):
+    if user_is_staff(user):
         return exercises
     if not (user and user.is_authenticated):
         return exercises.none()
@@ -165,7 +167,7 @@ def exercise_get_for_user(*, user, exercise_id: int) -> Exercise:
     chapter, course = exercise.chapter, exercise.chapter.course
     if not (user and user.is_authenticated):
         raise Http404("No such exercise.")
-    if not ((course.published and chapter.published) or course_drafts_visible_to(course=course, user=user)):
+    if not ((course.published and chapter.published) or course_staffed_by(course=course, user=user)):
         raise Http404("No such exercise.")
     course_check_admitted(course=course, user=user)
     return exercise
@@ -201,7 +203,7 @@ class Part:
 
 
 def course_outline_for_user(*, course: Course, user) -> list[Part]:
-    drafts_visible = course_drafts_visible_to(course=course, user=user)
+    drafts_visible = course_staffed_by(course=course, user=user)
     chapters = Chapter.objects.filter(course=course).defer("body").order_by("number")
     parts = []
     for chapter in chapters:
@@ -248,7 +250,7 @@ def chapter_page_for(*, chapter: Chapter, user) -> ChapterPage:
 
 def chapter_get_for_preview(*, user, chapter_id: int) -> Chapter:
     """Any chapter, published or not, for staff; nobody else learns that it exists."""
-    if not _is_staff(user):
+    if not user_is_staff(user):
         raise Http404("No such chapter.")
     chapter = Chapter.objects.filter(pk=chapter_id).select_related("course").first()
     if chapter is None:

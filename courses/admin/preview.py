@@ -7,7 +7,7 @@ from django.template.loader import render_to_string
 
 from courses.models import Chapter, Course
 from courses.rendering import chapter_render
-from courses.services.validation import Validation, _check_body
+from courses.services.validation import Validation, body_check
 
 MAX_BODY = 500_000
 
@@ -28,7 +28,7 @@ def body_preview(*, body: str, course: Course | None, chapter: Chapter | None) -
     segments = chapter_render(chapter=draft, glossary=glossary, exercises=exercises)
     html = render_to_string("admin/courses/_preview.html", {"segments": segments})
     report = Validation()
-    _check_body(body, 1, file="body", glossary={t.term.lower() for t in glossary}, report=report)
+    body_check(body, 1, file="body", glossary={t.term.lower() for t in glossary}, report=report)
     problems = [{"line": p.line, "problem": p.problem} for p in sorted(report.problems, key=lambda p: p.line)]
     return {"html": html, "problems": problems}
 

@@ -28,7 +28,7 @@ from courses.models import Chapter, Course, Exercise, ExerciseValidation
 from courses.services.content_io import ContentError, ExerciseSpec, course_import
 from courses.services.content_io.importer import ImportReport
 from courses.services.content_io.rules import check_python
-from courses.services.validation import Validation, _check_exercise
+from courses.services.validation import Validation, exercise_check
 from ecplatform import limits
 from runner.checking import CheckedRun, check_sandbox
 
@@ -184,7 +184,7 @@ def validation_serve(*, reply_key: str, payload: dict) -> None:
 
 def _run_in_sandbox(*, spec: ExerciseSpec, rel: str, modules: tuple, backend: str) -> _Result:
     report = Validation()
-    starter, solution = _check_exercise(
+    starter, solution = exercise_check(
         rel, spec, _sandbox(backend), modules, report, timings=False, owner=VALIDATION_OWNER
     )
     for role, run in (("starter", starter), ("solution", solution)):

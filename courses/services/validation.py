@@ -135,11 +135,13 @@ def _check_text(root: Path, spec: CourseSpec | None, report: Validation) -> None
         except (OSError, UnicodeDecodeError, ContentError):
             continue  # the importer has said what is wrong with the file
         body, body_line = trim_blank_lines(body, body_line)
-        _check_body(body, body_line, file=file, glossary=glossary, report=report)
+        body_check(body, body_line, file=file, glossary=glossary, report=report)
         _check_front_matter(text, folder.name, file=file, glossary=glossary, report=report)
 
 
-def _check_body(body: str, first_line: int, *, file: str, glossary: set[str] | None, report: Validation) -> None:
+def body_check(body: str, first_line: int, *, file: str, glossary: set[str] | None, report: Validation) -> None:
+    """A chapter body's glossary references, maths and constructs, into `report` (the admin's
+    preview checks a body being edited with it)."""
     if glossary is not None:
         for line, _, inner in body_references(body, first_line):
             _check_reference(inner, glossary, file=file, line=line, report=report)
@@ -325,10 +327,10 @@ def _check_exercises(
                 on_exercise(f"{rel}/{exercise.slug}")
             # A GPU exercise runs on its CPU path here, as it does on a platform with no GPU
             # worker: it must work there too.
-            _check_exercise(rel, exercise, sandbox, modules, report, timings=timings, owner=owner)
+            exercise_check(rel, exercise, sandbox, modules, report, timings=timings, owner=owner)
 
 
-def _check_exercise(
+def exercise_check(
     rel: str,
     exercise: ExerciseSpec,
     sandbox: CheckSandbox,

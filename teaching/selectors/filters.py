@@ -29,7 +29,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question
-from courses.selectors import _is_staff, course_taught_by
+from courses.selectors import user_is_staff
 from teaching.models import NO_DAY, ChapterSummary, ExerciseSummary
 
 
@@ -65,15 +65,11 @@ TOP_ERRORS = 3
 def course_list_taught_by(*, user) -> QuerySet[Course]:
     """The courses whose dashboards the user may open: all of them for admins, the ones they
     teach for instructors, none for anyone else."""
-    if _is_staff(user):
+    if user_is_staff(user):
         return Course.objects.all()
     if not (user and user.is_authenticated):
         return Course.objects.none()
     return Course.objects.filter(instructors=user)
-
-
-def course_is_teachable_by(*, course: Course, user) -> bool:
-    return _is_staff(user) or course_taught_by(course=course, user=user)
 
 
 def course_get_for_teaching(*, user, slug: str) -> Course:

@@ -8,7 +8,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
 from courses.models import Cohort, CohortMembership, Course, Enrolment
-from teaching.selectors import course_is_teachable_by
+from courses.selectors import course_staffed_by
 
 INVITE_CODE_BYTES = 9  # 12 URL-safe characters: not guessable, short enough to read out
 
@@ -20,7 +20,7 @@ def cohort_invite_code_new() -> str:
 def cohort_create(*, course: Course, name: str, created_by) -> Cohort:
     """Raises PermissionDenied unless `created_by` teaches the course or is an admin, and
     ValidationError for an empty or duplicate name."""
-    if not course_is_teachable_by(course=course, user=created_by):
+    if not course_staffed_by(course=course, user=created_by):
         raise PermissionDenied("Only the course's instructors and admins make its cohorts.")
     name = name.strip()
     if not name:
