@@ -148,9 +148,9 @@ def cohort_create(request, course_slug: str):
 
 @login_required
 def cohort_join(request, invite_code: str):
-    cohort = dashboards.cohort_get_by_invite_code(invite_code=invite_code)
     if request.method == "POST":
-        cohorts.cohort_member_add(cohort=cohort, user=request.user)
-        return redirect("frontend:cohort_join", invite_code=cohort.invite_code)
+        cohorts.cohort_join(invite_code=invite_code, user=request.user)
+        return redirect("frontend:cohort_join", invite_code=invite_code)
+    cohort = dashboards.cohort_get_by_invite_code(invite_code=invite_code)
     joined = cohort.memberships.filter(user=request.user).exists()
     return render(request, "dashboards/join.html", {"cohort": cohort, "joined": joined})

@@ -4,7 +4,6 @@ from django.urls import path, reverse_lazy
 from accounts import views
 
 urlpatterns = [
-    path("signup/", views.signup, name="signup"),
     path("login/", views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(

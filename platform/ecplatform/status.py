@@ -71,7 +71,7 @@ def platform_status() -> PlatformStatus:
 
 def banner(url: str) -> str:
     """The lines `make run` ends with: where to go, how to log in, what it runs on, what is degraded."""
-    from accounts.management.commands.demo_accounts import DEMO_ACCOUNTS
+    from teaching.management.commands.demo_accounts import DEMO_ACCOUNTS
 
     status = platform_status()
     lines = [

@@ -2,8 +2,12 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from teaching.signup import signup
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    # Sign-up may join a cohort (teaching's); the rest of /accounts/ is accounts' own.
+    path("accounts/signup/", signup, name="signup"),
     path("accounts/", include("accounts.urls")),
     path("api/", include("ecplatform.api_urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),

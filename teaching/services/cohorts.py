@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 
 from courses.models import Cohort, CohortMembership, Course, Enrolment
 from courses.selectors import course_staffed_by
+from teaching.selectors import cohort_get_by_invite_code
 
 INVITE_CODE_BYTES = 9  # 12 URL-safe characters: not guessable, short enough to read out
 
@@ -48,6 +49,7 @@ def cohort_member_add(*, cohort: Cohort, user) -> CohortMembership:
 
 
 def cohort_join(*, invite_code: str, user) -> CohortMembership:
-    """A signed-in learner joins by invite code. Raises Cohort.DoesNotExist for an unknown code."""
-    cohort = Cohort.objects.select_related("course").get(invite_code=invite_code)
+    """A signed-in learner joins by invite code (the invite page; sign-up with an invite joins
+    the cohort it found with cohort_member_add). Raises Http404 for an unknown code."""
+    cohort = cohort_get_by_invite_code(invite_code=invite_code)
     return cohort_member_add(cohort=cohort, user=user)

@@ -60,3 +60,20 @@ def later():
 """
     found = [module for _, module in _imported_modules(ast.parse(source)) if _forbidden(module)]
     assert found == ["runner.models", "runner.sandbox.base", "runner.services", "accounts.models", "accounts.services"]
+
+
+ACCOUNTS = COURSES.parent / "platform" / "accounts"
+APPS = ("courses", "runner", "teaching", "frontend")
+
+
+def test_accounts_imports_no_app():
+    """accounts/ is the floor the apps stand on: sign-up with a cohort's invite is teaching's."""
+    sources = [path for path in sorted(ACCOUNTS.rglob("*.py")) if "migrations" not in path.parts]
+    assert len(sources) > 5, "the walk found the accounts app"
+    wrong = [
+        f"accounts/{path.relative_to(ACCOUNTS).as_posix()}:{line}: imports {module}"
+        for path in sources
+        for line, module in _imported_modules(ast.parse(path.read_text(), filename=str(path)))
+        if module.split(".")[0] in APPS
+    ]
+    assert wrong == [], "\n".join(wrong)

@@ -1,9 +1,11 @@
-"""Creates (or resets) the demo accounts that `make run` prints, one per role."""
+"""Creates (or resets) the demo accounts that `make run` prints, one per role, the instructor
+teaching the demo course (teaching's: it stands on both accounts and courses)."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from accounts.models import User
+from courses.models import Course
 
 DEMO_ACCOUNTS = [
     ("learner", "learner-demo-pass", User.Role.LEARNER),
@@ -21,8 +23,6 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, course, **options):
-        from courses.models import Course
-
         if not settings.DEBUG:
             # Its passwords are published (README, `make run`): anywhere but a developer's machine
             # they would be an open door, with an admin among them.
