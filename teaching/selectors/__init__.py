@@ -1,6 +1,7 @@
 """Reads for the instructor dashboards, one module per part: access and filters, the course
 dashboard, its stuck learners, one learner, the CSV exports. Callers import the names from here."""
 
+from teaching.selectors.access import course_get_for_teaching, course_list_taught_by, learner_get_for_teaching
 from teaching.selectors.course import (
     ChapterFunnelRow,
     CourseDashboard,
@@ -20,10 +21,7 @@ from teaching.selectors.filters import (
     active_days,
     cohort_get_by_invite_code,
     cohort_list_for_course,
-    course_get_for_teaching,
-    course_list_taught_by,
     dashboard_filters_from_params,
-    learner_get_for_teaching,
     stuck_failed_runs,
     stuck_idle_days,
     stuck_shown,

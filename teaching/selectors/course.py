@@ -40,23 +40,23 @@ from teaching.models import (
     ExerciseTimeDayCount,
 )
 from teaching.selectors.filters import (
-    _CHAPTER_FIELDS,
+    CHAPTER_COLUMNS,
     TOP_ERRORS,
     DashboardFilters,
-    _day_counts,
-    _enrolments,
-    _fetch_dicts,
-    _number,
-    _range_start,
-    _rate,
-    _reaches_today,
-    _whole_history,
-    _with_tables,
     active_days,
+    as_number,
     cohort_list_for_course,
+    day_counts_of,
+    enrolments_of,
+    fetch_dicts,
+    range_start,
+    rate_of,
+    reaches_today,
+    reads_whole_history,
     stuck_failed_runs,
     stuck_idle_days,
     stuck_shown,
+    with_tables,
 )
 from teaching.selectors.questions import QuestionStats, question_stats_list
 from teaching.selectors.stuck import StuckLearner, stuck_learner_list
@@ -127,11 +127,11 @@ def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDash
     """Everything the course dashboard shows, in a fixed number of queries (eight, nine with a start date)."""
     reference = filters.reference_time()
     days = active_days()
-    counts = _enrolments(course=course, filters=filters).aggregate(
+    counts = enrolments_of(course=course, filters=filters).aggregate(
         enrolled=Count("id"),
         active=Count("id", filter=Q(last_seen_at__gt=reference - dt.timedelta(days=days), last_seen_at__lte=reference)),
     )
-    whole_history = _whole_history(course=course, filters=filters)
+    whole_history = reads_whole_history(course=course, filters=filters)
     stuck, stuck_total = stuck_learner_list(
         course=course, filters=filters, limit=stuck_shown(), whole_history=whole_history
     )
@@ -159,7 +159,7 @@ def chapter_funnel(
     it. With no date range (or one that leaves nothing out), from the course's or cohort's counts,
     else from its day counts (`whole_history`: as for stuck_learner_list)."""
     if whole_history is None:
-        whole_history = _whole_history(course=course, filters=filters)
+        whole_history = reads_whole_history(course=course, filters=filters)
     chapters = _funnel_from_counts(course=course, filters=filters, whole_history=whole_history)
     return [
         ChapterFunnelRow(
@@ -167,7 +167,7 @@ def chapter_funnel(
             started=chapter.started,
             quiz_finished=chapter.quiz_finished,
             completed=chapter.completed,
-            completed_rate=_rate(chapter.completed, enrolled),
+            completed_rate=rate_of(chapter.completed, enrolled),
         )
         for chapter in chapters
     ]
@@ -188,10 +188,10 @@ def _funnel_from_counts(*, course: Course, filters: DashboardFilters, whole_hist
         return Coalesce(Subquery(days.annotate(n=Sum(name)).values("n")), 0)
 
     if not whole_history:
-        days = _day_counts(ChapterDayCount, course=course, filters=filters)
+        days = day_counts_of(ChapterDayCount, course=course, filters=filters)
         for name in ("quiz_finished", "completed"):
             figures[name] = day_sum(days, name)
-    if not _reaches_today(filters):
+    if not reaches_today(filters):
         enrolled_by_end = ChapterDayCount.objects.filter(course=course, cohort=filters.cohort, day__lte=filters.end)
         figures["started"] = day_sum(enrolled_by_end, "enrolled_starters")
     return (
@@ -297,7 +297,7 @@ def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> d
     """{exercise id: figures} over every day, of the course's or one cohort's learners, summed by the
     writes (teaching.services.course_counts)."""
     scope = {"course": course, "cohort": cohort}
-    sql, params = _with_tables(
+    sql, params = with_tables(
         _EXERCISE_COUNTS_SQL,
         run_figures=ExerciseCount.objects.filter(**scope).values(
             "exercise_id", "runs", "timed_out", "memory_stops", "learners_ran", "learners_passed"
@@ -307,7 +307,7 @@ def _exercise_figures_from_counts(*, course: Course, cohort: Cohort | None) -> d
         time_rows=ExerciseTimeCount.objects.filter(**scope).values("exercise_id", "mean_ms", "learners"),
         error_counts=ExerciseErrorCount.objects.filter(**scope).values("exercise_id", "error_name", "runs"),
     )
-    return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
+    return _figures_by_exercise(fetch_dicts(sql, [*params, TOP_ERRORS]))
 
 
 # The same figures for the days of a range, from the course's or the cohort's day
@@ -356,23 +356,23 @@ ORDER BY run_figures.exercise_id, errors.place
 
 def _exercise_figures_from_day_counts(*, course: Course, filters: DashboardFilters) -> dict[int, dict]:
     """{exercise id: figures} for a range's days, summed from the course's or cohort's day counts."""
-    sql, params = _with_tables(
+    sql, params = with_tables(
         _EXERCISE_DAY_COUNTS_SQL,
-        day_counts=_day_counts(ExerciseDayCount, course=course, filters=filters).values(
+        day_counts=day_counts_of(ExerciseDayCount, course=course, filters=filters).values(
             "exercise_id", "prev_day", "runs", "timed_out", "memory_stops", "learners"
         ),
-        pass_days=_day_counts(ExercisePassDayCount, course=course, filters=filters).values(
+        pass_days=day_counts_of(ExercisePassDayCount, course=course, filters=filters).values(
             "exercise_id", "prev_day", "runs_to_pass", "learners"
         ),
-        time_days=_day_counts(ExerciseTimeDayCount, course=course, filters=filters).values(
+        time_days=day_counts_of(ExerciseTimeDayCount, course=course, filters=filters).values(
             "exercise_id", "mean_ms", "learners"
         ),
-        error_days=_day_counts(ExerciseErrorDayCount, course=course, filters=filters).values(
+        error_days=day_counts_of(ExerciseErrorDayCount, course=course, filters=filters).values(
             "exercise_id", "error_name", "runs"
         ),
     )
-    start = _range_start(filters)
-    return _figures_by_exercise(_fetch_dicts(sql, [*params, start, start, TOP_ERRORS]))
+    start = range_start(filters)
+    return _figures_by_exercise(fetch_dicts(sql, [*params, start, start, TOP_ERRORS]))
 
 
 def _figures_by_exercise(rows: list[dict]) -> dict[int, dict]:
@@ -397,7 +397,7 @@ def exercise_stats_list(
     and the median run time is the median of the learners' mean run times of each day they ran it
     in the range, to two significant figures (`whole_history`: as for stuck_learner_list)."""
     if whole_history is None:
-        whole_history = _whole_history(course=course, filters=filters)
+        whole_history = reads_whole_history(course=course, filters=filters)
     if whole_history:
         figures = _exercise_figures_from_counts(course=course, cohort=filters.cohort)
     else:
@@ -405,7 +405,7 @@ def exercise_stats_list(
     exercises = (
         Exercise.objects.filter(chapter__course=course)
         .select_related("chapter")
-        .only("id", "slug", "title", "position", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
+        .only("id", "slug", "title", "position", *(f"chapter__{name}" for name in CHAPTER_COLUMNS))
         .order_by("chapter__number", "position")
     )
     rows = []
@@ -417,12 +417,12 @@ def exercise_stats_list(
                 exercise=exercise,
                 learners_ran=learners_ran,
                 learners_passed=learners_passed,
-                pass_rate=_rate(learners_passed, learners_ran),
+                pass_rate=rate_of(learners_passed, learners_ran),
                 runs=row.get("runs", 0),
                 timed_out=row.get("timed_out", 0),
                 memory_stops=row.get("memory_stops", 0),
-                median_runs_to_pass=_number(row.get("median_runs_to_pass")),
-                median_duration_ms=_number(row.get("median_duration_ms")),
+                median_runs_to_pass=as_number(row.get("median_runs_to_pass")),
+                median_duration_ms=as_number(row.get("median_duration_ms")),
                 error_types=row.get("error_types", []),
             )
         )

@@ -9,11 +9,11 @@ from courses.models import ChapterProgress, Course, ExerciseState
 from teaching.models import ChapterSummary, ExerciseSummary
 from teaching.selectors.filters import (
     DashboardFilters,
-    _datetime,
-    _enrolments,
-    _exercise_ids,
-    _summaries,
-    _with_tables,
+    as_datetime,
+    enrolments_of,
+    exercise_ids_of,
+    summaries_of,
+    with_tables,
 )
 from teaching.selectors.questions import question_stats_list
 
@@ -53,9 +53,9 @@ def learner_progress_rows(*, course: Course, filters: DashboardFilters, chunk_si
     def per_learner(queryset: QuerySet, **counts) -> QuerySet:
         return queryset.values("user_id").annotate(n=Count("id"), **counts)
 
-    sql, params = _with_tables(
+    sql, params = with_tables(
         _LEARNER_PROGRESS_SQL,
-        learners=_enrolments(course=course, filters=filters).values(
+        learners=enrolments_of(course=course, filters=filters).values(
             "user_id", "user__username", "user__email", "enrolled_at", "last_seen_at"
         ),
         completions=per_learner(
@@ -65,13 +65,13 @@ def learner_progress_rows(*, course: Course, filters: DashboardFilters, chunk_si
         ),
         passes=per_learner(
             ExerciseState.objects.filter(
-                filters.in_range("passed_at"), exercise_id__in=_exercise_ids(course=course), passed_at__isnull=False
+                filters.in_range("passed_at"), exercise_id__in=exercise_ids_of(course=course), passed_at__isnull=False
             )
         ),
-        answers=_summaries(ChapterSummary, course=course, filters=filters)
+        answers=summaries_of(ChapterSummary, course=course, filters=filters)
         .values("user_id")
         .annotate(n=Sum("answers"), first_try_right=Sum("first_try_right")),
-        runs=_summaries(ExerciseSummary, course=course, filters=filters)
+        runs=summaries_of(ExerciseSummary, course=course, filters=filters)
         .values("user_id")
         .annotate(n=Sum("runs"), not_passed=Sum(F("runs") - F("passes"))),
     )
@@ -80,7 +80,7 @@ def learner_progress_rows(*, course: Course, filters: DashboardFilters, chunk_si
         cursor.execute(sql, params)
         while rows := cursor.fetchmany(chunk_size):
             for row in rows:
-                yield (*row[:3], _datetime(row[3]), _datetime(row[4]), *row[5:])
+                yield (*row[:3], as_datetime(row[3]), as_datetime(row[4]), *row[5:])
 
 
 QUESTION_CSV_HEADER = [

@@ -1,8 +1,5 @@
-"""What every dashboard read starts from: who may teach a course, the filters (cohort and date
-range) and the learners they count, and the small SQL helpers the figures share.
-
-Access: a course's instructors and admins see its dashboards; anyone else is answered 404 as if
-the course did not exist (courses.selectors' rule).
+"""What every dashboard read starts from: the filters (cohort and date range) and the learners they
+count, and the small SQL helpers the figures share (who may read them: teaching/selectors/access.py).
 
 Filters (cohort and date range) apply to everything:
 - the learners counted are those enrolled before the end of the range, in the cohort if one is set;
@@ -20,7 +17,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection
 from django.db.models import Count, Q, QuerySet, Subquery
@@ -29,7 +25,6 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question
-from courses.selectors import user_is_staff
 from teaching.models import NO_DAY, ChapterSummary, ExerciseSummary
 
 
@@ -56,35 +51,8 @@ def stuck_shown() -> int:
 
 
 # The chapter columns a dashboard row shows (its text stays in the database).
-_CHAPTER_FIELDS = ("id", "number", "slug", "title")
+CHAPTER_COLUMNS = ("id", "number", "slug", "title")
 TOP_ERRORS = 3
-
-# --- Access -----------------------------------------------------------------------------------------
-
-
-def course_list_taught_by(*, user) -> QuerySet[Course]:
-    """The courses whose dashboards the user may open: all of them for admins, the ones they
-    teach for instructors, none for anyone else."""
-    if user_is_staff(user):
-        return Course.objects.all()
-    if not (user and user.is_authenticated):
-        return Course.objects.none()
-    return Course.objects.filter(instructors=user)
-
-
-def course_get_for_teaching(*, user, slug: str) -> Course:
-    course = course_list_taught_by(user=user).filter(slug=slug).first()
-    if course is None:
-        raise Http404("No such course.")
-    return course
-
-
-def learner_get_for_teaching(*, course: Course, learner_id: int):
-    """A learner enrolled in the course (the caller may teach it); anyone else is 404."""
-    learner = get_user_model().objects.filter(pk=learner_id, enrolments__course=course).first()
-    if learner is None:
-        raise Http404("No such learner in this course.")
-    return learner
 
 
 def cohort_list_for_course(*, course: Course) -> list[Cohort]:
@@ -170,7 +138,7 @@ def dashboard_filters_from_params(*, course: Course, params) -> DashboardFilters
     return DashboardFilters(cohort=cohort, start=dates["start"], end=dates["end"])
 
 
-def _reaches_today(filters: DashboardFilters) -> bool:
+def reaches_today(filters: DashboardFilters) -> bool:
     """Whether the range, if any, runs to today or later. Such a range counts everyone enrolled now
     with their progress up to now, which each learner's standing holds (the stuck list) and the
     course's or cohort's counts (the funnel's "started"); a range that ended earlier counts the
@@ -179,11 +147,11 @@ def _reaches_today(filters: DashboardFilters) -> bool:
     return filters.end is None or filters.end >= timezone.now().astimezone(dt.UTC).date()
 
 
-def _whole_history(*, course: Course, filters: DashboardFilters) -> bool:
+def reads_whole_history(*, course: Course, filters: DashboardFilters) -> bool:
     """Whether the filters' date range, if any, leaves out nothing the course's learners did: from
     at most the first day of a run or an answer (every pass and completion follows one) to at least
     today. Such a range counts what no range counts, and the dashboard reads its counts."""
-    if not _reaches_today(filters):
+    if not reaches_today(filters):
         return False
     if filters.start is not None:
 
@@ -195,7 +163,7 @@ def _whole_history(*, course: Course, filters: DashboardFilters) -> bool:
     return True
 
 
-def _enrolments(*, course: Course, filters: DashboardFilters) -> QuerySet[Enrolment]:
+def enrolments_of(*, course: Course, filters: DashboardFilters) -> QuerySet[Enrolment]:
     """The learners a dashboard counts."""
     enrolments = Enrolment.objects.filter(course=course)
     if filters.cohort is not None:
@@ -207,19 +175,19 @@ def _enrolments(*, course: Course, filters: DashboardFilters) -> QuerySet[Enrolm
     return enrolments
 
 
-def _learner_ids(*, course: Course, filters: DashboardFilters) -> QuerySet:
-    return _enrolments(course=course, filters=filters).values("user_id")
+def learner_ids_of(*, course: Course, filters: DashboardFilters) -> QuerySet:
+    return enrolments_of(course=course, filters=filters).values("user_id")
 
 
-def _exercise_ids(*, course: Course) -> QuerySet:
+def exercise_ids_of(*, course: Course) -> QuerySet:
     return Exercise.objects.filter(chapter__course=course).values("id")
 
 
-def _question_ids(*, course: Course) -> QuerySet:
+def question_ids_of(*, course: Course) -> QuerySet:
     return Question.objects.filter(chapter__course=course).values("id")
 
 
-def _summaries(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
+def summaries_of(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
     """The course's summary rows (teaching.models) for the days in the range, of anyone: callers
     join them to the counted learners, as they do runs. A day is the filter's unit, so the rows
     of the range's days hold exactly the events in it."""
@@ -231,35 +199,35 @@ def _summaries(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
     return summaries
 
 
-def _day_counts(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
+def day_counts_of(model, *, course: Course, filters: DashboardFilters) -> QuerySet:
     """The course's or the cohort's day counts (teaching.models) for the days in the range."""
-    return _summaries(model, course=course, filters=filters).filter(cohort=filters.cohort)
+    return summaries_of(model, course=course, filters=filters).filter(cohort=filters.cohort)
 
 
-def _range_start(filters: DashboardFilters) -> dt.date:
+def range_start(filters: DashboardFilters) -> dt.date:
     """The range's first day, or the day after NO_DAY: a day count's learner counts in the range
     when its `prev_day` comes before this (teaching.models.ExerciseDayCount)."""
     return filters.start or NO_DAY + dt.timedelta(days=1)
 
 
-def _fetch_dicts(sql: str, params: list) -> list[dict]:
+def fetch_dicts(sql: str, params: list) -> list[dict]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         columns = [column[0] for column in cursor.description]
         return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
 
 
-def _rate(part: int, whole: int) -> float | None:
+def rate_of(part: int, whole: int) -> float | None:
     return round(part / whole, 4) if whole else None
 
 
-def _number(value) -> float | None:
+def as_number(value) -> float | None:
     if value is None:
         return None
     return float(value) if isinstance(value, Decimal | float) else value
 
 
-def _datetime(value) -> dt.datetime | None:
+def as_datetime(value) -> dt.datetime | None:
     """A timestamp read by raw SQL, aware: PostgreSQL gives aware datetimes; SQLite gives text for
     a computed value and a naive datetime (UTC) for a column read as it is."""
     if isinstance(value, str):
@@ -267,7 +235,7 @@ def _datetime(value) -> dt.datetime | None:
     return value if value is None or timezone.is_aware(value) else timezone.make_aware(value, dt.UTC)
 
 
-def _with_tables(sql: str, **tables: QuerySet) -> tuple[str, list]:
+def with_tables(sql: str, **tables: QuerySet) -> tuple[str, list]:
     """`sql` after WITH name(columns) AS (the queryset's SQL) for each values() queryset: figures
     grouped once and joined once in plain SQL, where the ORM could only repeat a correlated
     subquery per row. Columns are named as in values(), annotations last."""

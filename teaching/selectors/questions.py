@@ -14,16 +14,16 @@ from dataclasses import dataclass
 from courses.models import Choice, Course, Question
 from teaching.models import ChoiceCount, ChoiceDayCount, QuestionCount
 from teaching.selectors.filters import (
-    _CHAPTER_FIELDS,
+    CHAPTER_COLUMNS,
     DashboardFilters,
-    _day_counts,
-    _fetch_dicts,
-    _number,
-    _question_ids,
-    _range_start,
-    _rate,
-    _whole_history,
-    _with_tables,
+    as_number,
+    day_counts_of,
+    fetch_dicts,
+    question_ids_of,
+    range_start,
+    rate_of,
+    reads_whole_history,
+    with_tables,
 )
 
 
@@ -92,10 +92,10 @@ wrong AS (
 
 def _question_figures(*, course: Course, filters: DashboardFilters, whole_history: bool) -> dict[int, dict]:
     """{question id: figures} for the questions the counted learners answered in the range."""
-    choices = Choice.objects.filter(question_id__in=_question_ids(course=course)).values("id", "position", "text")
+    choices = Choice.objects.filter(question_id__in=question_ids_of(course=course)).values("id", "position", "text")
     scope = {"course": course, "cohort": filters.cohort}
     if whole_history:
-        sql, params = _with_tables(
+        sql, params = with_tables(
             _FROM_SCOPE_COUNTS_SQL + _TOP_WRONG_SQL,
             counts=ChoiceCount.objects.filter(**scope).values(
                 "question_id", "choice_id", "is_correct", "answers", "first_tries", "attempt_total"
@@ -104,9 +104,9 @@ def _question_figures(*, course: Course, filters: DashboardFilters, whole_histor
             choices=choices,
         )
     else:
-        sql, params = _with_tables(
+        sql, params = with_tables(
             _FROM_COUNTS_SQL + _TOP_WRONG_SQL,
-            counts=_day_counts(ChoiceDayCount, course=course, filters=filters).values(
+            counts=day_counts_of(ChoiceDayCount, course=course, filters=filters).values(
                 "question_id",
                 "choice_id",
                 "is_correct",
@@ -118,8 +118,8 @@ def _question_figures(*, course: Course, filters: DashboardFilters, whole_histor
             ),
             choices=choices,
         )
-        params.append(_range_start(filters))
-    return {row["question_id"]: row for row in _fetch_dicts(sql, params)}
+        params.append(range_start(filters))
+    return {row["question_id"]: row for row in fetch_dicts(sql, params)}
 
 
 def question_stats_list(
@@ -129,25 +129,25 @@ def question_stats_list(
     and the wrong choice picked most often (ties go to the earlier choice). Two or three queries
     (`whole_history`: as for stuck_learner_list)."""
     if whole_history is None:
-        whole_history = _whole_history(course=course, filters=filters)
+        whole_history = reads_whole_history(course=course, filters=filters)
     figures = _question_figures(course=course, filters=filters, whole_history=whole_history)
     questions = (
         Question.objects.filter(chapter__course=course)
         .select_related("chapter")
-        .only("id", "chapter_id", "position", "prompt", *(f"chapter__{name}" for name in _CHAPTER_FIELDS))
+        .only("id", "chapter_id", "position", "prompt", *(f"chapter__{name}" for name in CHAPTER_COLUMNS))
         .order_by("chapter__number", "position")
     )
     rows = []
     for question in questions:
         row = figures.get(question.pk, {})
         first_tries, first_try_right = row.get("first_tries", 0), row.get("first_try_right", 0)
-        average_attempts = _number(row.get("average_attempts"))
+        average_attempts = as_number(row.get("average_attempts"))
         rows.append(
             QuestionStats(
                 question=question,
                 first_tries=first_tries,
                 first_try_right=first_try_right,
-                first_try_rate=_rate(first_try_right, first_tries),
+                first_try_rate=rate_of(first_try_right, first_tries),
                 average_attempts=None if average_attempts is None else round(average_attempts, 2),
                 learners=row.get("learners", 0),
                 answers=row.get("answers", 0),

@@ -23,13 +23,13 @@ from courses.models import Chapter, ChapterProgress, CohortMembership, Course, E
 from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
 from teaching.selectors.filters import (
     DashboardFilters,
-    _datetime,
-    _exercise_ids,
-    _summaries,
-    _whole_history,
-    _with_tables,
+    as_datetime,
+    exercise_ids_of,
+    reads_whole_history,
     stuck_failed_runs,
     stuck_idle_days,
+    summaries_of,
+    with_tables,
 )
 
 
@@ -48,7 +48,7 @@ def _failing_runs_by_exercise(*, course: Course, filters: DashboardFilters) -> Q
     whose check did not pass, for anyone (the caller leaves out exercises the learner passed,
     once per row here, and joins the rows to the counted learners)."""
     return (
-        _summaries(ExerciseSummary, course=course, filters=filters)
+        summaries_of(ExerciseSummary, course=course, filters=filters)
         .values("user_id", "exercise_id")
         .annotate(failed=Sum(F("runs") - F("passes")))
         .filter(failed__gte=stuck_failed_runs())
@@ -66,7 +66,9 @@ def _per_learner_progress(*, course: Course, filters: DashboardFilters) -> dict[
         return queryset.filter(until_end(when)).exclude(**{when: None}).values("user_id").annotate(at=Max(when))
 
     return {
-        "last_passes": latest(ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course)), "passed_at"),
+        "last_passes": latest(
+            ExerciseState.objects.filter(exercise_id__in=exercise_ids_of(course=course)), "passed_at"
+        ),
         "rights": latest(ChapterSummary.objects.filter(course=course), "last_right_at"),
         "completions": ChapterProgress.objects.filter(chapter__course=course)
         .exclude(completed_at=None)
@@ -157,9 +159,9 @@ def stuck_learner_list(
 ) -> tuple[list[StuckLearner], int]:
     """Learners who look stuck, those with failing runs first, then longest without progress, and
     how many there are in all, in one query from the learners' standings (see the module). A caller
-    that knows whether the range leaves nothing out (`_whole_history`) says so in `whole_history`."""
+    that knows whether the range leaves nothing out (`reads_whole_history`) says so in `whole_history`."""
     if whole_history is None:
-        whole_history = _whole_history(course=course, filters=filters)
+        whole_history = reads_whole_history(course=course, filters=filters)
     if whole_history:
         return _stuck_from_standings(course=course, filters=filters, limit=limit)
     return _stuck_in_range(course=course, filters=filters, limit=limit)
@@ -195,7 +197,7 @@ def _listed_tables(*, course: Course) -> dict[str, QuerySet]:
 
 def _stuck_from_standings(*, course: Course, filters: DashboardFilters, limit: int):
     standings = _standings(course=course, filters=filters)
-    sql, params = _with_tables(
+    sql, params = with_tables(
         _STUCK_FROM_STANDINGS_SQL,
         standings=standings.values(
             "user_id", "progress_at", "completed_chapters", "failing_runs", "failing_exercise_id"
@@ -212,12 +214,12 @@ def _stuck_in_range(*, course: Course, filters: DashboardFilters, limit: int):
     end = filters.end_before or dt.datetime.max.replace(tzinfo=dt.UTC)
     later = standings.filter(progress_at__gte=end).values("user_id", "enrolled_at")
     in_later = {"user_id__in": RawSQL("SELECT user_id FROM later", ())}
-    sql, params = _with_tables(
+    sql, params = with_tables(
         _STUCK_IN_RANGE_SQL.format(greatest=_greatest()),
         later=later,
         standings=standings.values("user_id", "progress_at", "completed_chapters"),
         failing=_failing_runs_by_exercise(course=course, filters=filters).filter(user_id__in=candidates),
-        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course), user_id__in=candidates)
+        passes=ExerciseState.objects.filter(exercise_id__in=exercise_ids_of(course=course), user_id__in=candidates)
         .exclude(passed_at=None)
         .values("user_id", "exercise_id"),
         **{
@@ -244,7 +246,7 @@ def _stuck_rows(sql: str, params: list) -> tuple[list[StuckLearner], int]:
             StuckLearner(
                 user_id=user_id,
                 username=username,
-                last_progress_at=_datetime(last_progress_at),
+                last_progress_at=as_datetime(last_progress_at),
                 failed_runs=failed_runs,
                 failed_exercise=failed_exercise,
                 reasons=reasons,

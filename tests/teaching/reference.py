@@ -12,12 +12,12 @@ from teaching.selectors.course import _MEDIANS_FROM_COUNTED, _figures_by_exercis
 from teaching.selectors.filters import (
     TOP_ERRORS,
     DashboardFilters,
-    _enrolments,
-    _exercise_ids,
-    _fetch_dicts,
-    _learner_ids,
-    _summaries,
-    _with_tables,
+    enrolments_of,
+    exercise_ids_of,
+    fetch_dicts,
+    learner_ids_of,
+    summaries_of,
+    with_tables,
 )
 from teaching.selectors.stuck import (
     _WORST_SQL,
@@ -76,10 +76,10 @@ def exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, 
     """{exercise id: figures} of the counted learners' summaries in the range. Runs to a pass: the
     first pass's number in the range less the learner's runs before it; run time: the median of
     the learners' mean run times in the range."""
-    sql, params = _with_tables(
+    sql, params = with_tables(
         _EXERCISE_FIGURES_SQL,
-        learners=_learner_ids(course=course, filters=filters),
-        course_summaries=_summaries(ExerciseSummary, course=course, filters=filters).values(
+        learners=learner_ids_of(course=course, filters=filters),
+        course_summaries=summaries_of(ExerciseSummary, course=course, filters=filters).values(
             "exercise_id",
             "user_id",
             "runs",
@@ -90,17 +90,17 @@ def exercise_figures(*, course: Course, filters: DashboardFilters) -> dict[int, 
             "timed_runs",
             "duration_total_ms",
         ),
-        course_errors=_summaries(ExerciseErrorSummary, course=course, filters=filters).values(
+        course_errors=summaries_of(ExerciseErrorSummary, course=course, filters=filters).values(
             "exercise_id", "user_id", "error_name", "runs"
         ),
     )
-    return _figures_by_exercise(_fetch_dicts(sql, [*params, TOP_ERRORS]))
+    return _figures_by_exercise(fetch_dicts(sql, [*params, TOP_ERRORS]))
 
 
 def chapter_funnel(*, course: Course, filters: DashboardFilters) -> QuerySet[Chapter]:
     """Per chapter: the counted learners with a progress row, and those who finished its quiz and
     completed it in the range."""
-    learners = Q(progress__user_id__in=_learner_ids(course=course, filters=filters))
+    learners = Q(progress__user_id__in=learner_ids_of(course=course, filters=filters))
     return (
         Chapter.objects.filter(course=course)
         .annotate(
@@ -154,11 +154,11 @@ def stuck_learner_list(*, course: Course, filters: DashboardFilters, limit: int)
     """Learners who look stuck as of the range's end (or now): every learner's latest progress
     before it grouped from their passes, right answers and completions, and their failing runs in
     the range from their summaries."""
-    sql, params = _with_tables(
+    sql, params = with_tables(
         _STUCK_SQL.format(greatest=_greatest()),
-        learners=_enrolments(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
+        learners=enrolments_of(course=course, filters=filters).values("user_id", "user__username", "enrolled_at"),
         failing=_failing_runs_by_exercise(course=course, filters=filters),
-        passes=ExerciseState.objects.filter(exercise_id__in=_exercise_ids(course=course))
+        passes=ExerciseState.objects.filter(exercise_id__in=exercise_ids_of(course=course))
         .exclude(passed_at=None)
         .values("user_id", "exercise_id"),
         exercises=Exercise.objects.filter(chapter__course=course).values("id", "title", "chapter__number"),

@@ -17,7 +17,7 @@ from teaching.selectors.course import (
     chapter_funnel,
     exercise_stats_list,
 )
-from teaching.selectors.filters import DashboardFilters, _learner_ids
+from teaching.selectors.filters import DashboardFilters, learner_ids_of
 from teaching.selectors.stuck import _stuck_in_range, stuck_learner_list
 from teaching.services.course_counts import _two_figures
 from teaching.services.course_data import course_data_generate
@@ -40,7 +40,7 @@ def _shared(figures: dict) -> dict:
 def _summaries_in(*, course, filters) -> dict:
     """{exercise: {learner: [their summaries in the range, oldest first]}} of the counted learners."""
     rows = ExerciseSummary.objects.filter(
-        course=course, day__gte=filters.start, user_id__in=_learner_ids(course=course, filters=filters)
+        course=course, day__gte=filters.start, user_id__in=learner_ids_of(course=course, filters=filters)
     ).order_by("day")
     if filters.end is not None:
         rows = rows.filter(day__lte=filters.end)
