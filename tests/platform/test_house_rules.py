@@ -94,3 +94,32 @@ def test_the_sandbox_package_imports_nothing_of_the_platforms_apps():
     assert IMPORTS_AN_APP.search("from ecplatform.settings import base")
     assert not IMPORTS_AN_APP.search("from runner.sandbox.base import Limits")
     assert not IMPORTS_AN_APP.search("from ecplatform import limits as caps")
+
+
+PROJECT_PACKAGES = ("accounts", "courses", "ecplatform", "frontend", "runner", "teaching")
+
+
+def test_no_module_of_the_apps_imports_another_modules_private_names():
+    """A name with a leading underscore is its module's own: what two modules share gets a public
+    name (the tests' reference implementations may still read one)."""
+    import ast
+
+    sources = [
+        path
+        for path in _tracked("*.py")
+        if "/migrations/" not in path.as_posix()
+        and not path.is_relative_to(ROOT / "tests")
+        and not path.is_relative_to(ROOT / "bench")
+    ]
+    private = [
+        f"{path.relative_to(ROOT)}:{node.lineno}: from {node.module} import {alias.name}"
+        for path in sources
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.ImportFrom)
+        and node.level == 0
+        and node.module
+        and node.module.split(".")[0] in PROJECT_PACKAGES
+        for alias in node.names
+        if alias.name.startswith("_") and not alias.name.startswith("__")
+    ]
+    assert private == [], "\n".join(private)
