@@ -80,3 +80,17 @@ def gpu_worker_alive() -> bool:
     # Without Redis (the embedded broker) workers do not report, and the one worker serves both
     # queues: its sandbox is what it is.
     return not routing.enabled() or routing.any_host_alive(queue=Run.Queue.GPU)
+
+
+def sandbox_backend_status(*, configured: str) -> tuple[str, list[str]]:
+    """The sandbox backend a worker here would use for `configured` (a RUNNER_BACKEND value), and
+    what this machine lacks for it: cheap enough for a page view (it starts no sandbox; Docker's
+    ping at most). "auto" resolves as backend_get("auto") does: docker when an engine and the
+    image are there, else local."""
+    from runner.sandbox import backend_problems
+    from runner.sandbox.docker import DockerBackend
+
+    name = configured
+    if name == "auto":
+        name = "local" if DockerBackend.unavailable_reason() else "docker"
+    return name, backend_problems(name)

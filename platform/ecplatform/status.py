@@ -49,23 +49,17 @@ def _database_describe() -> str:
 
 def platform_status() -> PlatformStatus:
     """Cheap enough for a page view: it starts no sandbox and opens no connection but Docker's ping."""
-    from runner.sandbox import backend_problems
+    from runner.selectors import sandbox_backend_status
 
-    name = settings.RUNNER_BACKEND
-    if name == "auto":
-        # What backend_get("auto") picks in the worker: docker when an engine and the image are there.
-        from runner.sandbox.docker import DockerBackend
-
-        name = "local" if DockerBackend.unavailable_reason() else "docker"
-        label = f"auto: {name}"
-    else:
-        label = name
+    configured = settings.RUNNER_BACKEND
+    name, sandbox_problems = sandbox_backend_status(configured=configured)
+    label = f"auto: {name}" if configured == "auto" else name
     broker, broker_problems = _broker_describe()
     return PlatformStatus(
         backend=label + (" (bubblewrap)" if name == "local" else ""),
         broker=broker,
         database=_database_describe(),
-        problems=[*backend_problems(name), *broker_problems],
+        problems=[*sandbox_problems, *broker_problems],
     )
 
 
