@@ -176,6 +176,71 @@ def _run_snapshot_released(run_id) -> Run | None:
         connections.close_all()
 
 
+class _StreamState:
+    """Where one run's event stream stands: the index of the last output event sent, whether the
+    `running` frame went out, and when the stream last wrote, read the row and renewed its slot.
+    Each method turns what came in (the row, a published message) into the frames to send."""
+
+    def __init__(self, *, after: int, announce_running: bool):
+        self.sent = after
+        self.running_told = not announce_running
+        self.last_write = self.last_read = self.last_renew = time.monotonic()
+
+    def from_row(self, run: Run) -> tuple[list[str], bool]:
+        """The frames for what the row holds beyond what was sent, and whether the stream is done."""
+        self.last_read = time.monotonic()
+        frames = []
+        if not self.running_told and run.status == Run.Status.RUNNING:
+            frames.append(RUNNING_FRAME)
+            self.running_told = True
+        for index in range(self.sent + 1, len(run.outputs)):
+            frames.append(_sse(index, run.outputs[index]))
+            self.sent = index
+            self.last_write = time.monotonic()
+        if run.is_finished:
+            frames.append(_sse(len(run.outputs), run.status_event(), name="status"))
+            return frames, True
+        return frames, False
+
+    def from_message(self, message: dict | None) -> tuple[list[str], bool, bool]:
+        """The frames for one published message (None: none came in time), whether the stream is
+        done, and whether the row must be read: after a gap, or after QUIET_RECHECK_S of quiet."""
+        seq = (message or {}).get("seq")
+        event = (message or {}).get("event") or {}
+        if event.get("type") == "running" and seq is None:
+            if self.running_told:
+                return [], False, False
+            self.running_told = True
+            self.last_write = time.monotonic()
+            return [RUNNING_FRAME], False, False
+        if message is None or not isinstance(seq, int):
+            return [], False, time.monotonic() - self.last_read >= QUIET_RECHECK_S
+        if seq == self.sent + 1 and event.get("type") == "status":
+            # The status is published after the row is written, with every event before it
+            # already sent: the stream is complete without reading the row again.
+            return [_sse(seq, event, name="status")], True, False
+        if seq == self.sent + 1:
+            self.sent = seq
+            self.last_write = time.monotonic()
+            return [_sse(seq, event)], False, False
+        return [], False, seq > self.sent + 1  # a gap: the row has what was missed
+
+    def keepalive(self) -> list[str]:
+        """A comment line when the stream has been quiet for KEEPALIVE_S."""
+        now = time.monotonic()
+        if now - self.last_write < KEEPALIVE_S:
+            return []
+        self.last_write = now
+        return [": keepalive\n\n"]
+
+    def renew_due(self, every_s: float) -> bool:
+        now = time.monotonic()
+        if now - self.last_renew < every_s:
+            return False
+        self.last_renew = now
+        return True
+
+
 async def run_event_stream(
     *, run_id, after: int = -1, slot: events.StreamSlot | None = None, announce_running: bool = False
 ):
@@ -194,28 +259,19 @@ async def run_event_stream(
             subscription = await events.RunEventSubscription(run_id).open()
         except redis.RedisError:
             log.warning("run events: Redis unavailable, polling run %s", run_id, exc_info=True)
-    sent = after
-    running_told = not announce_running
-    now = time.monotonic()
-    last_write = last_read = last_renew = now
+    state = _StreamState(after=after, announce_running=announce_running)
     renew_every_s = float(settings.RUNNER_STREAM_SLOT_TTL_S) / 3
     try:
         need_read = True
         while True:
             if need_read:
                 run = await snapshot(run_id)
-                last_read = time.monotonic()
                 if run is None:
                     return
-                if not running_told and run.status == Run.Status.RUNNING:
-                    yield RUNNING_FRAME
-                    running_told = True
-                for index in range(sent + 1, len(run.outputs)):
-                    yield _sse(index, run.outputs[index])
-                    sent = index
-                    last_write = time.monotonic()
-                if run.is_finished:
-                    yield _sse(len(run.outputs), run.status_event(), name="status")
+                frames, done = state.from_row(run)
+                for frame in frames:
+                    yield frame
+                if done:
                     return
                 need_read = False
             if subscription is None:
@@ -229,33 +285,15 @@ async def run_event_stream(
                     await subscription.close()
                     subscription, need_read = None, True
                     continue
-                seq = (message or {}).get("seq")
-                event = (message or {}).get("event") or {}
-                if event.get("type") == "running" and seq is None:
-                    if not running_told:
-                        yield RUNNING_FRAME
-                        running_told = True
-                        last_write = time.monotonic()
-                elif message is None or not isinstance(seq, int):
-                    need_read = time.monotonic() - last_read >= QUIET_RECHECK_S
-                elif seq == sent + 1 and event.get("type") == "status":
-                    # The status is published after the row is written, with every event before it
-                    # already sent: the stream is complete without reading the row again.
-                    yield _sse(sent + 1, event, name="status")
+                frames, done, need_read = state.from_message(message)
+                for frame in frames:
+                    yield frame
+                if done:
                     return
-                elif seq == sent + 1:
-                    yield _sse(sent + 1, event)
-                    sent += 1
-                    last_write = time.monotonic()
-                elif seq > sent + 1:
-                    need_read = True  # a gap: the row has what was missed
-            now = time.monotonic()
-            if now - last_write >= KEEPALIVE_S:
-                yield ": keepalive\n\n"
-                last_write = now
-            if renew is not None and now - last_renew >= renew_every_s:
+            for frame in state.keepalive():
+                yield frame
+            if renew is not None and state.renew_due(renew_every_s):
                 await renew()
-                last_renew = now
     finally:
         if subscription is not None:
             await subscription.close()
