@@ -137,11 +137,23 @@ def hosts_alive_forget(*, queues: list[str], host: str) -> None:
         client.zrem(_hosts_key(queue), host)
 
 
+# runner.tasks.run_execute_task's name: a run is sent by it (run_send), so that routing and the
+# services, which the tasks module imports, never import the tasks module back.
+RUN_EXECUTE = "runner.run_execute"
+
+
+def run_send(*, run_id, **options) -> None:
+    """Queue a run's execution (`options`: Celery's, a queue or a route_for route), retrying the
+    publish as the settings say."""
+    from ecplatform.celery import app
+
+    app.send_task(RUN_EXECUTE, args=[str(run_id)], retry=True, **options)
+
+
 def routed_runs_fall_back() -> int:
     """Sends routed runs still queued past their deadline to their shared queue. Any live host
     may call it; ZREM decides which one moves each run. Returns how many it moved."""
     from runner.models import Run
-    from runner.tasks import run_execute_task
 
     client = _redis()
     due = client.zrangebyscore(ROUTED_KEY, "-inf", time.time())
@@ -150,7 +162,7 @@ def routed_runs_fall_back() -> int:
         return 0
     moved = 0
     for run_id, queue in Run.objects.filter(pk__in=mine, status=Run.Status.QUEUED).values_list("pk", "queue"):
-        run_execute_task.apply_async(args=[str(run_id)], queue=queue, retry=True)
+        run_send(run_id=run_id, queue=queue)
         moved += 1
     if moved:
         log.info("moved %d runs from their learners' hosts to the shared queue", moved)

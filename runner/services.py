@@ -112,12 +112,11 @@ def _run_caps_check(*, user: User) -> None:
 
 def _run_enqueue(*, run: Run) -> None:
     from runner import routing
-    from runner.tasks import run_execute_task
 
     try:
         # To the host holding the learner's warm sandbox, if any (routing.py), else the shared queue.
         route = routing.route_for(run_id=run.id, owner=str(run.user_id), queue=run.queue)
-        run_execute_task.apply_async(args=[str(run.id)], retry=True, **route)
+        routing.run_send(run_id=run.id, **route)
     except Exception as exc:
         # Whatever the transport raises when it cannot connect: the run must not stay queued
         # with no message behind it.

@@ -6,7 +6,7 @@ from celery.signals import celeryd_after_setup, worker_ready, worker_shutdown
 from runner import routing, services
 
 
-@shared_task(bind=True, name="runner.run_execute")
+@shared_task(bind=True, name=routing.RUN_EXECUTE)
 def run_execute_task(self, run_id: str) -> None:
     delivery_info = self.request.delivery_info or {}
     services.run_execute(
