@@ -6,19 +6,12 @@ import json
 import pytest
 from rest_framework.test import APIClient
 
-from courses.models import Chapter, Course, Exercise, ExerciseState
+from courses.models import ExerciseState
 from runner.models import Run
 
 pytestmark = pytest.mark.django_db
 
 LIMIT = 2048
-
-
-@pytest.fixture
-def exercise(db):
-    course = Course.objects.create(slug="doors", title="Doors", published=True)
-    chapter = Chapter.objects.create(course=course, number=1, slug="one", title="One", published=True)
-    return Exercise.objects.create(chapter=chapter, slug="door", title="Door")
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ from django.conf import settings as django_settings
 from django.db import IntegrityError, transaction
 from rest_framework.test import APIClient
 
-from courses.models import Chapter, Course, Exercise
 from ecplatform import limits
 from ecplatform.env import EnvError
 from runner.sandbox.base import Limits
@@ -79,13 +78,6 @@ def test_the_sandbox_runs_with_the_modules_limit_set():
     assert Limits.WALL_CAP_S == django_settings.RUNNER_WALL_CAP_S == limits.WALL_CAP_S
     # Celery's limits catch only a worker hung outside a sandbox: the sandbox stops a run first.
     assert django_settings.CELERY_TASK_SOFT_TIME_LIMIT > limits.WALL_CAP_S
-
-
-@pytest.fixture
-def exercise(db):
-    course = Course.objects.create(slug="limits", title="Limits", published=True)
-    chapter = Chapter.objects.create(course=course, number=1, slug="one", title="One", published=True)
-    return Exercise.objects.create(chapter=chapter, slug="big", title="Big")
 
 
 def test_the_database_holds_an_exercise_to_the_wall_cap(exercise):

@@ -6,7 +6,6 @@ import uuid
 
 import psycopg
 import pytest
-import requests
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
@@ -26,6 +25,7 @@ from tests.runner.worker import (
     process_log_dir,
     services_required,
 )
+from tests.teaching.dashboard_api import dashboard_read, wait_until
 from tests.teaching.test_course_counts import _counts
 
 
@@ -38,15 +38,6 @@ def _enrolled(make_learner, exercise):
 def _course_runs(exercise) -> int:
     row = ExerciseCount.objects.filter(exercise=exercise, cohort__isnull=True).first()
     return row.runs if row else 0
-
-
-def _wait_until(what, predicate, timeout_s: float = 60):
-    deadline = time.monotonic() + timeout_s  # only stops a hung test
-    while not (value := predicate()):
-        if time.monotonic() > deadline:
-            raise AssertionError(f"gave up waiting for {what}")
-        time.sleep(0.05)
-    return value
 
 
 def _backends_waiting_on_a_lock(cursor) -> int:
@@ -74,9 +65,9 @@ def test_a_worker_killed_between_a_runs_end_and_its_count_leaves_a_note_the_swee
         held.execute(f"SELECT id FROM {Enrolment._meta.db_table} WHERE id = %s FOR UPDATE", [enrolment.pk])
         try:
             run_execute_task.apply_async(args=[str(run.pk)], queue=queue)
-            _wait_until("the run to end", lambda: Run.objects.filter(pk=run.pk, status="succeeded").exists())
+            wait_until("the run to end", lambda: Run.objects.filter(pk=run.pk, status="succeeded").exists())
             with psycopg.connect(database_url(), autocommit=True) as watcher, watcher.cursor() as watching:
-                _wait_until("the worker to wait to count the run", lambda: _backends_waiting_on_a_lock(watching))
+                wait_until("the worker to wait to count the run", lambda: _backends_waiting_on_a_lock(watching))
             worker.kill()
         finally:
             worker.kill()
@@ -109,11 +100,7 @@ def test_the_dashboard_shows_a_run_within_two_seconds_of_its_end(
     token, board_token = Token.objects.create(user=learner).key, Token.objects.create(user=instructor).key
 
     def dashboard_row() -> dict:
-        body = requests.get(
-            f"{web_server.url}/api/teach/courses/{course.slug}/dashboard/",
-            headers={"Authorization": f"Token {board_token}"},
-            timeout=30,
-        ).json()
+        body = dashboard_read(web_server, board_token, course)
         return next(row for row in body["exercises"] if row["exercise"] == exercise.pk)
 
     assert dashboard_row()["runs"] == 0
@@ -123,7 +110,7 @@ def test_the_dashboard_shows_a_run_within_two_seconds_of_its_end(
     ended_at = time.monotonic()
     assert (status["status"], status["passed"]) == ("succeeded", True)
 
-    row = _wait_until("the dashboard to show the run", lambda: (r := dashboard_row())["runs"] == 1 and r)
+    row = wait_until("the dashboard to show the run", lambda: (r := dashboard_row())["runs"] == 1 and r)
     shown_after_s = time.monotonic() - ended_at
 
     assert shown_after_s <= 2.0, f"the dashboard showed the run {shown_after_s:.2f} s after its end"
