@@ -49,9 +49,7 @@ import select
 import shutil
 import signal
 import stat
-import struct
 import sys
-import termios
 import threading
 import time
 import traceback
@@ -59,9 +57,6 @@ from collections.abc import Callable
 
 FILENAME = "<exercise>"
 CHUNK = 64 * 1024
-# Output already waiting in the pipe behind a first chunk goes out in the same event. The pump
-# never waits for more: the worker batches events anyway, and a warm run takes milliseconds.
-COALESCE_S = 0.0
 
 
 class Channel:
@@ -101,64 +96,69 @@ class Channel:
 
 
 class Pump(threading.Thread):
-    """Turns one pipe into stream events as output arrives, a few small writes per event."""
+    """Turns one pipe into stream events as output arrives.
+
+    The pipe is read only under the pump's lock, by the pump when output arrives and by drain()
+    before an event that must follow it (an error, a figure, the end). Whatever the program wrote
+    before drain() is either still in the pipe, so drain() sends it, or already read by the pump,
+    which holds the lock until it has sent it: the order never depends on how threads are
+    scheduled (a polled "is the pump busy?" did, and lost under load)."""
 
     def __init__(self, read_fd: int, name: str, channel: Channel):
         super().__init__(daemon=True)
+        os.set_blocking(read_fd, False)
         self.read_fd = read_fd
         self.name_ = name
         self.channel = channel
-        self.busy = False
+        self.lock = threading.Lock()
+        self.decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self.ended = False
 
     def run(self) -> None:
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        while True:
+        while not self.ended:
             try:
-                data = os.read(self.read_fd, CHUNK)
-            except OSError:
-                data = b""
-            self.busy = True
-            if not data:
-                self.channel.stream(self.name_, decoder.decode(b"", final=True))
-                self.busy = False
+                select.select([self.read_fd], [], [])
+            except (OSError, ValueError):
                 return
-            buf = [data]
-            size = len(data)
-            eof = False
-            while size < CHUNK and select.select([self.read_fd], [], [], COALESCE_S)[0]:
-                more = os.read(self.read_fd, CHUNK)
-                if not more:
-                    eof = True
-                    break
-                buf.append(more)
-                size += len(more)
-            self.channel.stream(self.name_, decoder.decode(b"".join(buf), final=eof))
-            self.busy = False
-            if eof:
-                return
+            self.take()
 
-    def pending(self) -> bool:
-        if self.busy:
-            return True
-        try:
-            return struct.unpack("i", fcntl.ioctl(self.read_fd, termios.FIONREAD, b"\0\0\0\0"))[0] > 0
-        except OSError:
-            return False
+    def take(self) -> int:
+        """Sends what waits in the pipe now (up to CHUNK, one event); returns the bytes read."""
+        with self.lock:
+            if self.ended:
+                return 0
+            buf: list = []
+            size = 0
+            while size < CHUNK:
+                try:
+                    data = os.read(self.read_fd, CHUNK - size)
+                except BlockingIOError:
+                    break
+                except OSError:
+                    data = b""
+                if not data:
+                    self.ended = True
+                    break
+                buf.append(data)
+                size += len(data)
+            self.channel.stream(self.name_, self.decoder.decode(b"".join(buf), final=self.ended))
+            return size
 
 
 def drain(pumps: list) -> None:
-    """Wait until what the program wrote so far has gone out, so events keep their order."""
+    """Sends what the program wrote so far, so the next event comes after it."""
     for stream in (sys.stdout, sys.stderr):
         # A broken stream must not stop the run's report.
         with contextlib.suppress(Exception):
             stream.flush()
-    idle = 0
-    for _ in range(25000):
-        # Twice idle in a row: a pump between its read() and marking itself busy is caught.
-        idle = 0 if any(p.is_alive() and p.pending() for p in pumps) else idle + 1
-        if idle == 2:
-            return
-        time.sleep(0.0002)
+    for pump in pumps:
+        # In a process forked by the program the pumps are not running (threads do not survive a
+        # fork) and their lock may be stuck held: the parent's pumps read what it writes.
+        if not pump.is_alive():
+            continue
+        # Until the pipe is empty; the output cap ends a program that writes faster than this.
+        while pump.take():
+            pass
 
 
 class Figures:

@@ -274,3 +274,52 @@ def test_only_the_first_ready_line_starts_the_wall():
     collector.feed(READY)  # a program writing the line itself
 
     assert first is not None and collector.ready_at == first
+
+
+def test_what_the_program_wrote_goes_out_before_the_next_event_however_threads_are_scheduled(monkeypatch):
+    """drain() is what puts a traceback or a figure after the prints before it. Here every read of
+    the program's pipe is followed by a pause, as when the pump's thread is not scheduled between
+    reading a line and sending it (seen under load): the line must still come before the mark
+    sent after drain()."""
+    out_r, out_w = os.pipe()
+    pipe_r, pipe_w = os.pipe()
+    read = os.read
+
+    def read_then_pause(fd, n):
+        data = read(fd, n)
+        if fd == pipe_r and data:
+            time.sleep(0.005)
+        return data
+
+    monkeypatch.setattr(harness.os, "read", read_then_pause)
+    channel = harness.Channel(out_w, 1024**2)
+    pump = harness.Pump(pipe_r, "stdout", channel)
+    pump.start()
+    received = bytearray()
+    reader = threading.Thread(target=read_into, args=(out_r, received), daemon=True)
+    reader.start()
+    try:
+        for i in range(40):
+            os.write(pipe_w, f"line {i}\n".encode())
+            harness.drain([pump])
+            channel.send({"type": "mark", "n": i})
+    finally:
+        os.close(pipe_w)
+        pump.join(timeout=5)
+        os.close(out_w)
+        reader.join(timeout=5)
+    text = ""
+    marks = 0
+    for line in received.decode().splitlines():
+        event = json.loads(line)
+        if event["type"] == "stream":
+            text += event["text"]
+        else:
+            marks += 1
+            assert text.endswith(f"line {event['n']}\n"), (event, text[-40:])
+    assert marks == 40 and text.count("\n") == 40
+
+
+def read_into(fd, into):
+    while chunk := os.read(fd, 65536):
+        into += chunk
