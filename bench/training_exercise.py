@@ -47,8 +47,8 @@ def main() -> int:
 
     django.setup()
     from courses.services.content_io import course_read
-    from runner.sandbox import backend_get
-    from runner.sandbox.base import Limits, RunRequest
+    from sandbox import backend_get
+    from sandbox.base import Limits, RunRequest
 
     spec = course_read(path=COURSE_DIR)
     exercise = next(e for chapter in spec.chapters for e in chapter.exercises if e.slug == EXERCISE_SLUG)

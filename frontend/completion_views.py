@@ -1,6 +1,6 @@
 """The course completion page and the downloads of a learner's own code. Each answers the
 requesting learner only: nothing in these URLs names a learner, and every read filters on the
-user of the session (courses.selectors_completion)."""
+user of the session (teaching.selectors.completion)."""
 
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpResponse
@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from courses import selectors
 from courses.learner_code import notebook_build, package_build
-from courses.selectors_completion import course_record_for_learner
+from teaching.selectors.completion import course_record_for_learner
 
 
 def _learner_course(request, course_slug: str):

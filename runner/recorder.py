@@ -28,7 +28,7 @@ FLUSH_INTERVAL_S = 0.1
 
 
 def column_text(value: str) -> str:
-    # Events come validated from the sandbox's collector (runner/sandbox/collector.py: UTF-8,
+    # Events come validated from the sandbox's collector (sandbox/collector.py: UTF-8,
     # lengths, no NUL but in stream text, which is stored as JSON text, see EventListField).
     # PostgreSQL text columns refuse NUL: the stdout/stderr copies, and a reason the platform wrote
     # from an exception's text, show it as U+FFFD.

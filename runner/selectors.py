@@ -87,8 +87,8 @@ def sandbox_backend_status(*, configured: str) -> tuple[str, list[str]]:
     what this machine lacks for it: cheap enough for a page view (it starts no sandbox; Docker's
     ping at most). "auto" resolves as backend_get("auto") does: docker when an engine and the
     image are there, else local."""
-    from runner.sandbox import backend_problems
-    from runner.sandbox.docker import DockerBackend
+    from sandbox import backend_problems
+    from sandbox.docker import DockerBackend
 
     name = configured
     if name == "auto":

@@ -29,8 +29,8 @@ from ecplatform.code import CodeRefusedError, code_check
 from runner import events, selectors, signals
 from runner.models import Run
 from runner.recorder import Recording, RunRecorder, column_text, sandbox_stop
-from runner.sandbox.base import Limits, RunRequest, RunResult
 from runner.verdict import RunEnd
+from sandbox.base import Limits, RunRequest, RunResult
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ def run_request_stop(*, run: Run) -> Run:
 
 def run_backend():
     """This process's sandbox backend (RUNNER_BACKEND), built once."""
-    from runner.sandbox import backend_shared
+    from sandbox import backend_shared
 
     return backend_shared(settings.RUNNER_BACKEND)
 
@@ -383,7 +383,7 @@ def run_worker_started(*, worker: str) -> int:
 
 def _sandbox_problems_say() -> None:
     """Once, loudly, at start: every limit this worker's sandboxes cannot enforce."""
-    from runner.sandbox import backend_problems
+    from sandbox import backend_problems
 
     for problem in backend_problems(settings.RUNNER_BACKEND):
         log.error("SANDBOX DEGRADED (%s backend): %s", settings.RUNNER_BACKEND, problem)

@@ -15,16 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from runner.models import Run
-from runner.sandbox.base import RunResult
+from sandbox import verdict
+from sandbox.base import RunResult
+from sandbox.verdict import check_verdict
 
 REASON_STOPPED = "stopped by learner"
-
-
-def check_verdict(events: Iterable[dict]) -> bool | None:
-    """The check's own verdict from a run's output events: True or False from its check event,
-    None when the run left none (it never got to the check, or the exercise has none)."""
-    check = next((event for event in events if event.get("type") == "check"), None)
-    return None if check is None else check.get("passed") is True
 
 
 @dataclass(frozen=True)
@@ -44,7 +39,7 @@ class RunEnd:
     @property
     def passed(self) -> bool:
         """The run's verdict: it succeeded and its check passed."""
-        return self.status == Run.Status.SUCCEEDED and self.check_passed is True
+        return verdict.passed(self.status, self.check_passed)
 
     @classmethod
     def platform(cls, reason: str, **measured) -> RunEnd:
@@ -65,7 +60,7 @@ class RunEnd:
             "duration_ms": result.duration_ms,
             "check_passed": check_verdict(events),
         }
-        if result.status not in Run.TERMINAL:
+        if result.status not in verdict.STATUSES:
             return cls.platform(f"sandbox returned an unknown status {result.status!r}", **measured)
         if stop_seen and result.status != Run.Status.SUCCEEDED:
             return cls.stopped_by_learner(**measured)

@@ -37,8 +37,8 @@ def main() -> int:
     import django
 
     django.setup()
-    from runner.sandbox.base import Limits, RunRequest
-    from runner.sandbox.docker import DockerBackend
+    from sandbox.base import Limits, RunRequest
+    from sandbox.docker import DockerBackend
 
     backend = DockerBackend(image=args.image, gpu=args.gpu)
     failed = 0

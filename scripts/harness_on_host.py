@@ -1,7 +1,7 @@
-"""The sandbox's harness (runner/sandbox/harness.py) run on this machine without a container, cold
+"""The sandbox's harness (sandbox/harness.py) run on this machine without a container, cold
 and warm, through the worker's own side of the protocol (request_payload, supervise, EndLine,
 run_result, WarmSandbox): for scripts/gpu_device_check.py, on a GPU machine with no Docker, Django
-or Celery. Standard library and the tree's runner/sandbox modules only.
+or Celery. Standard library and the tree's sandbox modules only.
 
 What the container gives the harness, the launcher gives it here: PID 1 of a PID namespace of its
 own, with a /proc, /tmp, /dev/shm and SysV IPC namespace of its own (a warm server removes what a run
@@ -32,7 +32,7 @@ def _sandbox_modules():
         package = types.ModuleType("ecplatform")
         package.__path__ = [str(ROOT / "platform" / "ecplatform")]
         sys.modules["ecplatform"] = package
-    from runner.sandbox import base, gpus, local_launcher, protocol, warm_sandbox
+    from sandbox import base, gpus, local_launcher, protocol, warm_sandbox
 
     return base, gpus, local_launcher, protocol, warm_sandbox
 

@@ -17,7 +17,7 @@ case $mode in run | test) ;; *)
     ;;
 esac
 
-# The local backend's bubblewrap flags (runner/sandbox/local.py); bubblewrap 0.8.0 (Debian 12) has all.
+# The local backend's bubblewrap flags (sandbox/local.py); bubblewrap 0.8.0 (Debian 12) has all.
 bwrap_flags=(--ro-bind-fd --as-pid-1 --size --mqueue --disable-userns)
 # esbuild 0.28 needs node 18 (Debian 12 ships 18.19); npm ci reads lock files of npm 7 and later.
 node_major=18

@@ -52,5 +52,5 @@ for _ in $(seq 1 600); do
     grep -q " ready\." "$var/worker.log" && (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null && break
     sleep 0.2
 done
-$py -m ecplatform.status "http://$host:$port/"
+$py -m frontend.status "http://$host:$port/"
 wait -n "${children[@]}"

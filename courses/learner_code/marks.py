@@ -4,7 +4,7 @@ package and its README say the same thing."""
 import importlib.metadata
 from datetime import UTC, datetime
 
-from courses.selectors_completion import CourseRecord, ExerciseRecord, PartRecord
+from courses.completion import CourseRecord, ExerciseRecord, PartRecord
 
 # What the course's code imports; the platform's sandbox installs the same versions as this
 # environment (runner/image/requirements.txt).

@@ -7,10 +7,10 @@ from datetime import datetime
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
+from courses.completion import CourseRecord, ExerciseRecord
 from courses.learner_code.marks import exercise_mark, intro, part_mark, pieces_line, runtime_requirements
 from courses.learner_code.package import package_name
 from courses.learner_code.source import markdown_plain, python_literal
-from courses.selectors_completion import CourseRecord, ExerciseRecord
 
 MODULES_CELL = """\
 # The course's own modules, written next to this notebook so the exercises can import them by

@@ -6,9 +6,9 @@ import io
 import zipfile
 from datetime import datetime
 
+from courses.completion import CourseRecord, ExerciseRecord, PartRecord
 from courses.learner_code.marks import exercise_mark, intro, part_mark, pieces_line, runtime_requirements, when
 from courses.learner_code.source import function_body_problem, function_source, identifier, python_literal
-from courses.selectors_completion import CourseRecord, ExerciseRecord, PartRecord
 
 INIT = '''\
 """{title}: {learner}'s code, exported from EasyCompilers on {exported}.

@@ -30,7 +30,7 @@ from courses.services.content_io.importer import ImportReport
 from courses.services.content_io.rules import check_python
 from courses.services.validation import Validation, exercise_check
 from ecplatform import limits
-from runner.checking import CheckedRun, check_sandbox
+from sandbox.checking import CheckedRun, check_sandbox
 
 # Every validation shares the warm sandboxes of this one owner, never a learner's.
 VALIDATION_OWNER = "admin-validate"

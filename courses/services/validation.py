@@ -25,7 +25,7 @@ from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, 
 from courses.services.content_io.reader import read_glossary
 from courses.services.content_io.rules import body_references
 from courses.services.content_io.source import split_front_matter, trim_blank_lines
-from runner.checking import CheckedRun, CheckSandbox, check_sandbox, sandbox_check_run
+from sandbox.checking import CheckedRun, CheckSandbox, check_sandbox, sandbox_check_run
 
 INLINE_CODE_RE = re.compile(r"(`+).+?\1")
 # The renderer's own patterns (courses/rendering.py): what it turns into MathML.

@@ -2,7 +2,7 @@
 
 from django import template
 
-from ecplatform.status import platform_status
+from frontend.status import platform_status
 
 register = template.Library()
 

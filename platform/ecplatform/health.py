@@ -59,7 +59,7 @@ def _redis() -> str:
 def _sandbox() -> str:
     from django.conf import settings
 
-    from runner.sandbox import backend_problems
+    from sandbox import backend_problems
 
     problems = backend_problems(settings.RUNNER_BACKEND)
     return "; ".join(problems)[:500] if problems else "ok"

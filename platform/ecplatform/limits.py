@@ -3,8 +3,9 @@
 Two kinds:
 
 - Fixed caps: the sandbox's limit set (DESIGN.md, "Limits"), the same on every backend, and the
-  ceiling on an exercise's wall time. Changing one is a code change (and, for WALL_CAP_S, a
-  migration of the exercise table's CheckConstraint), never a deployment setting.
+  ceiling on an exercise's wall time, defined by the sandbox package (sandbox/limits.py) and
+  re-exported here. Changing one is a code change (and, for WALL_CAP_S, a migration of the
+  exercise table's CheckConstraint), never a deployment setting.
 - Overridable caps (`OVERRIDABLE`): a default, overridden by the environment variable of the same
   name within [low, high]. Settings read them through `cap_from_env`, so a value outside its
   range stops the process at start with a message that says the rule, rather than running with a
@@ -18,32 +19,26 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ecplatform.env import EnvError
-
-KiB, MiB, GiB = 1024, 1024**2, 1024**3
-
-# --- fixed caps --------------------------------------------------------------------------------------
-
-# An exercise's wall time is 1..WALL_CAP_S seconds (courses.Exercise.time_limit_s, its
-# CheckConstraint, the content importer); the sandbox never runs one longer; Celery's task limits
-# and the admin's wait for a validation sit above it.
-WALL_CAP_S = 120
-WALL_MIN_S = 1
-
-# The sandbox's limit set, per run, for all its processes together (runner.sandbox.base.Limits).
-WALL_DEFAULT_S = 20
-MEMORY_BYTES = 2 * GiB
-CPUS = 1.0
-PROCESSES = 64
-OPEN_FILES = 256
-FILE_SIZE_BYTES = 10 * MiB
-TMP_BYTES = 64 * MiB
-TMP_INODES = 4096
-SHM_BYTES = 16 * MiB
-SHM_INODES = 256
-# Every event kind and every byte on the protocol channel count against it; then the run stops.
-OUTPUT_BYTES = 1 * MiB
-IMAGES = 5
-IMAGE_BYTES = 2 * MiB
+from sandbox.limits import (  # noqa: F401 - the sandbox's fixed caps, read here with the rest
+    CPUS,
+    FILE_SIZE_BYTES,
+    IMAGE_BYTES,
+    IMAGES,
+    MEMORY_BYTES,
+    OPEN_FILES,
+    OUTPUT_BYTES,
+    PROCESSES,
+    SHM_BYTES,
+    SHM_INODES,
+    TMP_BYTES,
+    TMP_INODES,
+    WALL_CAP_S,
+    WALL_DEFAULT_S,
+    WALL_MIN_S,
+    GiB,
+    KiB,
+    MiB,
+)
 
 # --- overridable caps ----------------------------------------------------------------------------------
 

@@ -1,7 +1,7 @@
 """Fills `limit` and `cause` of runs that finished before the fields existed, from their `reason`.
 
 This is the one reader of the English reason besides the code that writes it: the sentences below
-are copied here as they were written (runner/sandbox/protocol.py limit_reason, runner/services.py
+are copied here as they were written (sandbox/protocol.py limit_reason, runner/services.py
 REASON_*), so later changes to that wording do not change what this migration did.
 """
 

@@ -6,8 +6,8 @@ import re
 import pytest
 from django.urls import reverse
 
+from courses.completion import module_pieces
 from courses.models import Chapter, Course
-from courses.selectors_completion import module_pieces
 from courses.services.progress import chapter_progress_refresh, exercise_record_pass
 from tests.learning.completion_support import (
     MODULE,

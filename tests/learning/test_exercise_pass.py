@@ -8,7 +8,7 @@ from accounts.services import user_create
 from courses.models import Chapter, ChapterProgress, Course, Exercise, ExerciseState
 from runner import services
 from runner.models import Run
-from runner.sandbox import backend_get
+from sandbox import backend_get
 from tests.runner.worker import backend_required
 
 CHECK = """

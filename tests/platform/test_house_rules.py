@@ -11,7 +11,7 @@ MAX_LINES = 500
 # Exempt: benchmarks, migrations, the sandbox harness, which must be one file (it is copied into
 # the sandbox image and runs with the standard library alone), and course content: a course module
 # such as groundup.py is the course's text, one module the learner imports and reads part by part.
-EXEMPT = re.compile(r"^(bench/|.*/migrations/|runner/sandbox/harness\.py$|courses/content/|tests/content/fixtures/)")
+EXEMPT = re.compile(r"^(bench/|.*/migrations/|sandbox/harness\.py$|courses/content/|tests/content/fixtures/)")
 # Reading the reason: a queryset filter on it, or matching its words.
 READS_REASON = re.compile(
     r"reason__"  # a queryset filter on it
@@ -51,7 +51,7 @@ def test_no_python_module_outside_the_exempt_ones_is_over_500_lines():
 
 
 def test_no_code_reads_a_runs_english_reason():
-    """Only the runner writes reasons (runner/services.py, runner/sandbox/); the migration that once
+    """Only the runner writes reasons (runner/services.py, sandbox/); the migration that once
     filled the facts from old runs' reasons is history and is exempt."""
     sources = [
         path
@@ -83,16 +83,16 @@ IMPORTS_AN_APP = re.compile(
 
 
 def test_the_sandbox_package_imports_nothing_of_the_platforms_apps():
-    """runner/sandbox/ runs learners' code and nothing else: backends run from plain scripts and
+    """sandbox/ runs learners' code and nothing else: backends run from plain scripts and
     the harness runs in the sandbox, so what the platform needs of them (routing a learner's next
     run, say) it registers as a callback rather than being imported."""
-    sources = _tracked("runner/sandbox/*.py")
+    sources = _tracked("sandbox/*.py")
     assert len(sources) > 5, "the walk found the sandbox package"
     importing = _lines_matching(sources, IMPORTS_AN_APP)
     assert importing == [], "\n".join(importing)
     assert IMPORTS_AN_APP.search("        from runner.routing import routing_learner_bound")
     assert IMPORTS_AN_APP.search("from ecplatform.settings import base")
-    assert not IMPORTS_AN_APP.search("from runner.sandbox.base import Limits")
+    assert not IMPORTS_AN_APP.search("from sandbox.base import Limits")
     assert not IMPORTS_AN_APP.search("from ecplatform import limits as caps")
 
 

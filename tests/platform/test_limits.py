@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from ecplatform import limits
 from ecplatform.env import EnvError
-from runner.sandbox.base import Limits
+from sandbox.base import Limits
 
 ROOT = django_settings.BASE_DIR
 OVERRIDABLE = pytest.mark.parametrize("cap", limits.OVERRIDABLE, ids=lambda cap: cap.name)

@@ -37,7 +37,7 @@ def test_the_admin_home_warns_when_runs_go_through_a_polling_broker(client, admi
 
 
 def test_the_admin_home_says_nothing_when_nothing_is_degraded(client, admin_user, settings, redis_broker):
-    from runner.sandbox import backend_problems
+    from sandbox import backend_problems
 
     settings.RUNNER_BACKEND = "local"
     if not shutil.which("bwrap") or backend_problems("local"):
@@ -53,7 +53,7 @@ def test_make_run_ends_with_the_url_the_demo_logins_and_what_it_runs_on(tmp_path
     env.update(DJANGO_SETTINGS_MODULE="ecplatform.settings.dev", VAR_DIR=str(tmp_path), RUNNER_BACKEND="local")
     env["PATH"] = str(tmp_path)  # no bubblewrap
     out = subprocess.run(
-        [sys.executable, "-m", "ecplatform.status", "http://127.0.0.1:8000/"],
+        [sys.executable, "-m", "frontend.status", "http://127.0.0.1:8000/"],
         cwd=ROOT,
         env=env,
         capture_output=True,

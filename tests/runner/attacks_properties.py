@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import uuid
 
-from runner.sandbox import seccomp
-from runner.sandbox.base import Limits
+from sandbox import seccomp
+from sandbox.base import Limits
 from tests.runner.attack_kit import Attack, Expect, all_text, blocked, contained
 
 LIMITS = Limits()

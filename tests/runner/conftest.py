@@ -6,8 +6,8 @@ import subprocess
 
 import pytest
 
-from runner.sandbox import backend_get
-from runner.sandbox.base import Limits, RunRequest
+from sandbox import backend_get
+from sandbox.base import Limits, RunRequest
 from tests.services import service_missing
 
 BACKENDS = ("local", "docker")
@@ -18,7 +18,7 @@ def backend_or_skip(name: str):
         if not shutil.which("bwrap"):
             service_missing("bubblewrap (bwrap) is not installed")
     else:
-        from runner.sandbox.docker import DockerBackend
+        from sandbox.docker import DockerBackend
 
         problem = DockerBackend.unavailable_reason()
         if problem:

@@ -4,7 +4,7 @@ sandboxes at once: more than the machine's cores would only make every start slo
 import threading
 import time
 
-from runner.sandbox.base import cold_slot
+from sandbox.base import cold_slot
 
 
 def test_it_lets_no_more_cold_starts_at_once_than_the_setting(settings):

@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 
 from runner import services
 from runner.models import Run
-from runner.sandbox import backend_shared
 from runner.tasks import run_execute_task
+from sandbox import backend_shared
 from tests.runner.attacks import ATTACKS_BY_NAME
 from tests.runner.worker import (
     BACKENDS,

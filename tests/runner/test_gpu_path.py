@@ -11,9 +11,9 @@ from rest_framework.test import APIClient
 
 from runner import routing
 from runner.models import Run
-from runner.sandbox.base import Limits, RunRequest
-from runner.sandbox.docker import DockerBackend
-from runner.sandbox.gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick
+from sandbox.base import Limits, RunRequest
+from sandbox.docker import DockerBackend
+from sandbox.gpus import GPU_MEMORY_FRACTION_ENV, LABEL_GPU, gpu_device_pick
 from tests.runner.worker import services_required
 from tests.services import service_missing
 

@@ -1,4 +1,4 @@
-"""The warm pool's books (runner/sandbox/pool.py): every sandbox it starts is in exactly one of its
+"""The warm pool's books (sandbox/pool.py): every sandbox it starts is in exactly one of its
 lists until it is closed, and RUNNER_WARM_MAX holds at every instant, whatever runs do at once.
 
 These tests drive a WarmPool with a stand-in for the backend's warm sandbox (an in-process object
@@ -17,8 +17,8 @@ from collections import Counter
 
 import pytest
 
-from runner.sandbox.base import Limits, RunRequest, RunResult
-from runner.sandbox.pool import WarmPool, WarmSandbox, WarmSettings
+from sandbox.base import Limits, RunRequest, RunResult
+from sandbox.pool import WarmPool, WarmSandbox, WarmSettings
 
 SHAPE_LIMITS = Limits(wall_s=5)
 

@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from runner import services
 from runner.models import Run
-from runner.sandbox.base import RunResult
+from sandbox.base import RunResult
 from tests.runner.test_api_events import open_stream, sse_frames, submit
 from tests.runner.worker import wait_for_run
 

@@ -8,9 +8,9 @@ import docker
 import pytest
 from django.conf import settings
 
-from runner.sandbox import seccomp
-from runner.sandbox.base import Limits, RunRequest
-from runner.sandbox.docker import LABEL_RUN, LABEL_SANDBOX, DockerBackend
+from sandbox import seccomp
+from sandbox.base import Limits, RunRequest
+from sandbox.docker import LABEL_RUN, LABEL_SANDBOX, DockerBackend
 
 
 def test_it_sets_every_limit_on_the_container():

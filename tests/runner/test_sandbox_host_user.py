@@ -10,8 +10,8 @@ import uuid
 
 import pytest
 
-from runner.sandbox.base import Limits, RunRequest
-from runner.sandbox.local import host_uid
+from sandbox.base import Limits, RunRequest
+from sandbox.local import host_uid
 
 
 def host_uids_of(marker: str) -> set[int]:

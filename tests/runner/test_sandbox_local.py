@@ -2,7 +2,7 @@
 
 import pytest
 
-from runner.sandbox.local import LocalBackend
+from sandbox.local import LocalBackend
 
 
 @pytest.mark.services

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
-from runner.sandbox import harness
-from runner.sandbox.base import Limits, RunRequest
-from runner.sandbox.protocol import Collector, EndLine, request_payload, run_result
+from sandbox import harness
+from sandbox.base import Limits, RunRequest
+from sandbox.protocol import Collector, EndLine, request_payload, run_result
 
 PNG = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * 32).decode()
 
@@ -236,7 +236,7 @@ HELLO = b'{"type": "stream", "name": "stdout", "text": "hello\\n"}\n'
 
 
 def test_the_wall_counts_from_the_programs_start_not_the_sandboxs():
-    from runner.sandbox.protocol import supervise
+    from sandbox.protocol import supervise
 
     # The sandbox takes longer than the wall to start the program, which then prints and ends.
     sandbox = FakeSandbox((1.5, READY), (0.0, HELLO))
@@ -249,7 +249,7 @@ def test_the_wall_counts_from_the_programs_start_not_the_sandboxs():
 
 
 def test_a_sandbox_that_never_starts_the_program_is_our_error_after_the_start_up_allowance(monkeypatch):
-    from runner.sandbox import protocol
+    from sandbox import protocol
 
     monkeypatch.setattr(protocol, "STARTUP_S", 0.3)
     started = time.monotonic()

@@ -6,8 +6,10 @@ import pytest
 from rest_framework.authtoken.models import Token
 
 from courses.models import Enrolment, ExerciseState
-from runner.sandbox.base import RunResult
+from runner.models import Run
 from runner.verdict import RunEnd
+from sandbox import verdict
+from sandbox.base import RunResult
 from teaching.models import ExerciseCount, ExerciseSummary
 from tests.runner.test_api_events import open_stream, sse_frames, submit
 from tests.runner.test_faults import wait_until
@@ -96,3 +98,8 @@ def test_a_pass_is_the_learners_as_soon_as_the_page_shows_it(run_worker, web_ser
 
     assert status["passed"] is True
     assert kept
+
+
+def test_the_sandboxs_statuses_are_the_runs_terminal_ones():
+    """The sandbox package names its statuses without the Run model; they must stay the same."""
+    assert set(verdict.STATUSES) == set(Run.TERMINAL)

@@ -1,4 +1,4 @@
-"""Warm sandboxes (runner/sandbox/pool.py) on each backend: the attack battery with every attack
+"""Warm sandboxes (sandbox/pool.py) on each backend: the attack battery with every attack
 run in a warm sandbox, and what a warm sandbox must never carry from one run to the next."""
 
 import socket
@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from runner.sandbox.base import Limits, RunRequest
-from runner.sandbox.pool import WarmPool, WarmSettings
-from runner.sandbox.protocol import request_payload
+from sandbox.base import Limits, RunRequest
+from sandbox.pool import WarmPool, WarmSettings
+from sandbox.protocol import request_payload
 from tests.runner.attacks import ATTACKS, MARKER
 from tests.runner.conftest import BACKENDS, Run, backend_or_skip, host_processes_with
 

@@ -9,8 +9,8 @@ from rest_framework.test import APIClient
 
 from runner import services
 from runner.models import Run
-from runner.sandbox import backend_get
 from runner.tasks import run_execute_task
+from sandbox import backend_get
 from tests.runner.worker import wait_for_run
 
 

@@ -64,7 +64,7 @@ def backend_required(name: str) -> None:
         if not shutil.which("bwrap"):
             service_missing("bubblewrap (bwrap) is not installed")
         return
-    from runner.sandbox.docker import DockerBackend
+    from sandbox.docker import DockerBackend
 
     if not DockerBackend.available():
         service_missing("no Docker engine or no sandbox image (runner/image/build.sh)")

@@ -255,7 +255,7 @@ RUNNER_HEARTBEAT_S = env_int("RUNNER_HEARTBEAT_S", 2)
 RUNNER_STALE_AFTER_S = env_int("RUNNER_STALE_AFTER_S", 30)
 RUNNER_QUEUED_MAX_S = env_int("RUNNER_QUEUED_MAX_S", 900)
 RUNNER_SWEEP_INTERVAL_S = env_int("RUNNER_SWEEP_INTERVAL_S", 30)
-# Warm sandboxes (runner/sandbox/pool.py), per worker process and backend: RUNNER_WARM_SPARES started
+# Warm sandboxes (sandbox/pool.py), per worker process and backend: RUNNER_WARM_SPARES started
 # ahead with torch imported (about 175 MiB each), at most RUNNER_WARM_MAX in all (spares and
 # learners' own), a learner's sandbox closed after RUNNER_WARM_IDLE_S without a run, any sandbox
 # after RUNNER_WARM_MAX_AGE_S. With none ready a run starts cold; it never shares a sandbox. The

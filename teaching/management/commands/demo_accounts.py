@@ -1,17 +1,9 @@
-"""Creates (or resets) the demo accounts that `make run` prints, one per role, the instructor
-teaching the demo course (teaching's: it stands on both accounts and courses)."""
+"""Creates (or resets) the demo accounts that `make run` prints (teaching.services.demo)."""
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from accounts.models import User
-from courses.models import Course
-
-DEMO_ACCOUNTS = [
-    ("learner", "learner-demo-pass", User.Role.LEARNER),
-    ("instructor", "instructor-demo-pass", User.Role.INSTRUCTOR),
-    ("admin", "admin-demo-pass", User.Role.ADMIN),
-]
+from teaching.services.demo import DEMO_ACCOUNTS, demo_accounts_reset
 
 
 class Command(BaseCommand):
@@ -31,14 +23,7 @@ class Command(BaseCommand):
                 "with DEBUG on (DJANGO_SETTINGS_MODULE=ecplatform.settings.dev, as `make run` sets)."
             )
 
-        for username, password, role in DEMO_ACCOUNTS:
-            user, _ = User.objects.get_or_create(username=username, defaults={"role": role})
-            user.role = role
-            user.set_password(password)
-            user.save()
-            if role == User.Role.INSTRUCTOR:
-                for taught in Course.objects.filter(slug=course):
-                    taught.instructors.add(user)
+        demo_accounts_reset(course_slug=course)
         self.stdout.write("Demo accounts (local use only):")
         for username, password, role in DEMO_ACCOUNTS:
             self.stdout.write(f"  {role.label:<11} {username:<11} password: {password}")

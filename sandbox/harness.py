@@ -248,7 +248,7 @@ def error_event(exc: BaseException) -> dict:
 
 
 def set_limits(limits: dict) -> None:
-    """The rlimits the worker asks for (runner/sandbox/protocol.py says which backend asks for
+    """The rlimits the worker asks for (sandbox/protocol.py says which backend asks for
     which): set here, inside the sandbox, because RLIMIT_NPROC counts per user namespace and uid,
     so in a sandbox with a user namespace of its own one run's processes never count against
     another's."""

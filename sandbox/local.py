@@ -95,7 +95,7 @@ class LocalBackend(PooledBackend):
 
     @classmethod
     def problems(cls) -> list[str]:
-        """What this machine lacks for the local sandbox (runner/sandbox/__init__.py): empty when
+        """What this machine lacks for the local sandbox (sandbox/__init__.py): empty when
         every limit is enforced."""
         if not bwrap_path():
             return ["bubblewrap (bwrap) is not installed: learners' code cannot run (apt-get install bubblewrap)"]

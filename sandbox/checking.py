@@ -1,7 +1,7 @@
 """Run code against an exercise's check in a sandbox, for authors' tools: validation on save in
 the admin and `manage.py validate_course` (courses/services/validation.py).
 
-This is runner's public way to do it, and the only one other apps use. It is a module of its own,
+This is the sandbox package's public way to do it, and the only one the apps use for it. It is a module of its own,
 not a selector, because it reads no rows: it starts a sandbox and returns a verdict. And it is not
 `run_submit` (runner/services.py), because an author's check run is no learner's Run: it keeps no
 row, streams no events to a browser and counts against no learner's caps. Callers get a plain
@@ -11,10 +11,9 @@ backend types stay behind this module, free to change.
 
 from dataclasses import dataclass, field
 
-from runner.sandbox import backend_get, backend_shared
-from runner.sandbox.base import Limits, RunRequest, SandboxBackend
-from runner.sandbox.harness import CHECK_BROKEN
-from runner.verdict import RunEnd
+from sandbox import backend_get, backend_shared, verdict
+from sandbox.base import Limits, RunRequest, SandboxBackend
+from sandbox.harness import CHECK_BROKEN
 
 # What check_sandbox returns and sandbox_check_run takes: treat it as opaque (its `name` aside).
 CheckSandbox = SandboxBackend
@@ -30,7 +29,7 @@ def check_sandbox(name: str = "auto", *, shared: bool = False) -> CheckSandbox:
 @dataclass
 class CheckedRun:
     """What one run of some code with a check left: how it ended, its verdict (as a learner's run
-    of the same code would have it, runner/verdict.py) and the check events."""
+    of the same code would have it: sandbox/verdict.py) and the check events."""
 
     status: str
     reason: str
@@ -73,13 +72,14 @@ def sandbox_check_run(
         owner=owner,
     )
     result = sandbox.execute(request, events.append)
-    end = RunEnd.from_sandbox(result, stop_seen=False, events=events)
+    known = result.status in verdict.STATUSES
+    status = result.status if known else verdict.ERROR
     return CheckedRun(
-        status=end.status,
-        reason=end.reason,
+        status=status,
+        reason=result.reason if known else f"sandbox returned an unknown status {result.status!r}",
         duration_ms=result.duration_ms,
         checks=[event for event in events if event.get("type") == "check"],
-        passed=end.passed,
+        passed=verdict.passed(status, verdict.check_verdict(events)),
         warm=bool(result.details.get("warm")),
         events=events,
     )

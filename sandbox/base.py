@@ -1,10 +1,10 @@
 """What every sandbox backend offers the worker.
 
 A backend takes one RunRequest, runs it in isolation through the shared harness
-(runner/sandbox/harness.py), reports each output event through `on_event` as it arrives, and
+(sandbox/harness.py), reports each output event through `on_event` as it arrives, and
 returns a RunResult. It never touches the database: the run service owns the Run row.
 
-Warm sandboxes (runner/sandbox/pool.py) sit inside each backend behind this same interface: a run
+Warm sandboxes (sandbox/pool.py) sit inside each backend behind this same interface: a run
 with an `owner` may run in that learner's warm sandbox; `details["warm"]` says whether it did.
 """
 
@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ecplatform import limits as caps
+from sandbox import limits as caps
 
 Event = dict[str, Any]
 EventSink = Callable[[Event], None]
@@ -25,7 +25,7 @@ EventSink = Callable[[Event], None]
 
 @dataclass(frozen=True)
 class Limits:
-    """One limit set for every backend (DESIGN.md), its values from ecplatform/limits.py. Exercises
+    """One limit set for every backend (DESIGN.md), its values from sandbox/limits.py. Exercises
     may lower the wall time, and may raise it only up to WALL_CAP_S."""
 
     wall_s: float = float(caps.WALL_DEFAULT_S)
@@ -121,15 +121,21 @@ class PooledBackend:
             pool.stop(run_id)
 
 
-def setting(name: str, default: Any) -> Any:
-    """A Django setting when Django is configured (the worker), else the default, so backends
-    also run from plain scripts (benchmarks)."""
-    try:
-        from django.conf import settings
+SettingSource = Callable[[str, Any], Any]
+_setting_source: SettingSource | None = None
 
-        return getattr(settings, name, default)
-    except Exception:  # ImproperlyConfigured, or Django missing
-        return default
+
+def settings_from(source: SettingSource | None) -> None:
+    """Where `setting` reads the platform's RUNNER_* settings: the worker passes Django's
+    (runner.apps); plain scripts (benchmarks, the device check) pass nothing and get each default.
+    A hook given from above, so this package imports nothing of Django or the platform."""
+    global _setting_source
+    _setting_source = source
+
+
+def setting(name: str, default: Any) -> Any:
+    source = _setting_source
+    return default if source is None else source(name, default)
 
 
 _cold_lock = threading.Lock()

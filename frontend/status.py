@@ -1,6 +1,6 @@
 """What this deployment runs on (sandbox backend, broker, database) and which parts run degraded.
 
-`make run` prints it once when it starts serving (`python -m ecplatform.status URL`); the admin's home
+`make run` prints it once when it starts serving (`python -m frontend.status URL`); the admin's home
 page shows the degraded parts to staff (frontend/templates/admin/index.html).
 """
 
@@ -65,7 +65,7 @@ def platform_status() -> PlatformStatus:
 
 def banner(url: str) -> str:
     """The lines `make run` ends with: where to go, how to log in, what it runs on, what is degraded."""
-    from teaching.management.commands.demo_accounts import DEMO_ACCOUNTS
+    from teaching.services.demo import DEMO_ACCOUNTS
 
     status = platform_status()
     lines = [
