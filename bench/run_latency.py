@@ -706,7 +706,7 @@ def idle_warm_memory_mib(backend: str) -> float | None:
                 continue
         per_sandbox: dict[str, float] = {}
         for pid, cmd in commands.items():
-            if b"--serve" not in cmd or not any(c.endswith(b"harness.py") for c in cmd) or cmd[0].endswith(b"bwrap"):
+            if b"--serve" not in cmd or not any(c.endswith(b"/harness") for c in cmd) or cmd[0].endswith(b"bwrap"):
                 continue
             holder = parents.get(pid, "")
             while holder and not commands.get(holder, [b""])[0].endswith(b"bwrap"):

@@ -1,7 +1,7 @@
 """What every sandbox backend offers the worker.
 
 A backend takes one RunRequest, runs it in isolation through the shared harness
-(sandbox/harness.py), reports each output event through `on_event` as it arrives, and
+(sandbox/harness/), reports each output event through `on_event` as it arrives, and
 returns a RunResult. It never touches the database: the run service owns the Run row.
 
 Warm sandboxes (sandbox/pool.py) sit inside each backend behind this same interface: a run

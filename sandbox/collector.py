@@ -1,7 +1,7 @@
 """Reading a sandbox's stdout into events (protocol.py supervises the stream; this module judges
 each line): the `Collector` and the rules for the text that events carry.
 
-The sandbox's stdout carries JSON lines from the harness (sandbox/harness.py), but the
+The sandbox's stdout carries JSON lines from the harness (sandbox/harness/), but the
 learner's code can write to that fd too, so nothing on it is trusted: each line is checked for
 shape and size, and anything else becomes stderr text.
 

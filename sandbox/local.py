@@ -55,9 +55,9 @@ from .pool import PoolHolder
 from .protocol import EndLine, request_payload, run_result, supervise
 from .warm_sandbox import WarmSandbox
 
-HARNESS = Path(__file__).with_name("harness.py")
+HARNESS = Path(__file__).with_name("harness")
 RUNTIME_DEST = "/opt/runtime"
-HARNESS_DEST = "/opt/harness/harness.py"
+HARNESS_DEST = "/opt/harness/harness"
 SANDBOX_UID = 65534
 # System paths a dynamically linked Python needs; missing ones are skipped.
 # /etc/fonts: fontconfig reads it when matplotlib looks for fonts (no secrets live there).

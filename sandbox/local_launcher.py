@@ -23,9 +23,10 @@ from .protocol import STDERR_TAIL
 
 # The host uid a root worker's sandboxes run as: one that no account and no file has.
 HOST_UID_DEFAULT = 63999
-# Mount points in the stage folder (stage_dir): the two tmpfs, the Python installation, the runtime.
-STAGE_FOLDERS = ("tmp", "shm", "python", "runtime")
-STAGE_HARNESS = "harness.py"
+# Mount points in the stage folder (stage_dir): the two tmpfs, the Python installation, the runtime,
+# the harness's package.
+STAGE_HARNESS = "harness"
+STAGE_FOLDERS = ("tmp", "shm", "python", "runtime", STAGE_HARNESS)
 
 _libc = ctypes.CDLL(None, use_errno=True)
 CLONE_NEWNS, CLONE_NEWUSER = 0x00020000, 0x10000000
@@ -48,13 +49,10 @@ def stage_dir() -> Path:
     """Empty folders the launcher mounts each sandbox's tmpfs on, inside a mount namespace of the
     sandbox's own (so nothing is mounted on the host). Owned by the worker's user."""
     path = Path(tempfile.gettempdir()) / f"easycompilers-sandbox-{os.geteuid()}"
-    for name in ("", *STAGE_FOLDERS, STAGE_HARNESS):
+    for name in ("", *STAGE_FOLDERS):
         entry = path / name
         with contextlib.suppress(FileExistsError):
-            if name == STAGE_HARNESS:
-                entry.touch(mode=0o644, exist_ok=False)
-            else:
-                entry.mkdir(mode=0o755)
+            entry.mkdir(mode=0o755)
         st = entry.lstat()
         if entry.is_symlink() or st.st_uid != os.geteuid() or st.st_mode & 0o022:
             raise OSError(f"{entry} is not this user's alone")

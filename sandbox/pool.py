@@ -1,7 +1,7 @@
 """Warm sandboxes: a sandbox per active learner that forks a fresh process for each run.
 
 A warm sandbox is an ordinary sandbox of its backend (same namespaces, mounts, limits and
-harness) whose harness runs as a server (`harness.py --serve`): it imports torch, numpy and
+harness) whose harness runs as a server (`harness --serve`): it imports torch, numpy and
 matplotlib once, then for each run forks a child that runs the request exactly as a cold sandbox
 does, and afterwards kills every process the run left, removes its files and IPC objects, and
 checks that nothing it cannot restore was touched. So a run pays for a fork, not for a Python

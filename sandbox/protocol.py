@@ -2,7 +2,7 @@
 stdin (`request_payload`), the supervision of the sandbox's stdout (`supervise`), and the one rule
 for what status and reason a finished run gets (`run_result`).
 
-The sandbox's stdout carries JSON lines from the harness (sandbox/harness.py), but the
+The sandbox's stdout carries JSON lines from the harness (sandbox/harness/), but the
 learner's code can write to that fd too, so nothing on it is trusted: each line is checked for
 shape and size (the Collector, collector.py), the run's end is the end line that carries its nonce
 (EndLine, end_line.py), and the limits (output cap, wall deadline) are enforced here, by killing

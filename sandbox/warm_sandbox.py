@@ -1,6 +1,6 @@
 """The worker's side of one warm sandbox (pool.py says what warm sandboxes are and who shares
 them): `WarmSandbox` runs one request at a time in a sandbox whose harness serves runs
-(`harness.py --serve`), reading the run's output up to its end line and the server's control
+(`harness --serve`), reading the run's output up to its end line and the server's control
 events (ready, the run's exit report, a refusal to serve) from the sandbox's stderr. Each backend
 subclasses it to start the sandbox and reach its streams (local.py, docker.py).
 """

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Runs the sandbox's harness (sandbox/harness.py) on this machine's GPU, cold and warm, as
+"""Runs the sandbox's harness (sandbox/harness/) on this machine's GPU, cold and warm, as
 a GPU sandbox runs it but without a container: for a machine with an NVIDIA GPU and no Docker (and
 no network, Django or Celery), from a copy of the tree, with the Python and torch it finds there.
 

@@ -1,4 +1,4 @@
-"""The sandbox's harness (sandbox/harness.py) run on this machine without a container, cold
+"""The sandbox's harness (sandbox/harness/) run on this machine without a container, cold
 and warm, through the worker's own side of the protocol (request_payload, supervise, EndLine,
 run_result, WarmSandbox): for scripts/gpu_device_check.py, on a GPU machine with no Docker, Django
 or Celery. Standard library and the tree's sandbox modules only.
@@ -17,21 +17,42 @@ import subprocess
 import sys
 import threading
 import time
-import types
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-HARNESS = ROOT / "runner" / "sandbox" / "harness.py"
+HARNESS = ROOT / "sandbox" / "harness"
+
+# The harness's package run from its sources alone (`python -c`): the repository may be under the
+# host's /tmp, which the sandbox hides, so the launcher cannot run the package's folder. The
+# sources are read here and imported from memory there. Standard library only, as the harness.
+BOOT = r"""
+import importlib.machinery, sys
+SOURCES = %r
+class Sources:
+    def find_spec(self, name, path=None, target=None):
+        if name in SOURCES:
+            return importlib.machinery.ModuleSpec(name, self, is_package=name == "harness")
+    def create_module(self, spec):
+        return None
+    def exec_module(self, module):
+        exec(compile(SOURCES[module.__name__], f"<{module.__name__}>", "exec"), module.__dict__)
+sys.meta_path.insert(0, Sources())
+import harness.supervisor
+harness.supervisor.main()
+"""
+
+
+def harness_source() -> str:
+    sources = {}
+    for path in sorted(HARNESS.glob("*.py")):
+        if path.stem != "__main__":
+            sources["harness" if path.stem == "__init__" else f"harness.{path.stem}"] = path.read_text()
+    return BOOT % (sources,)
 
 
 def _sandbox_modules():
-    """The worker's side of the protocol, without the platform: `ecplatform`'s package __init__
-    loads the Celery app, which a GPU machine need not have; only its limits module is needed."""
-    sys.path[:0] = [str(ROOT), str(ROOT / "platform")]
-    if "ecplatform" not in sys.modules:
-        package = types.ModuleType("ecplatform")
-        package.__path__ = [str(ROOT / "platform" / "ecplatform")]
-        sys.modules["ecplatform"] = package
+    """The worker's side of the protocol: the sandbox package, which needs nothing of the platform."""
+    sys.path.insert(0, str(ROOT))
     from sandbox import base, gpus, local_launcher, protocol, warm_sandbox
 
     return base, gpus, local_launcher, protocol, warm_sandbox
@@ -147,7 +168,7 @@ MEMORY_FRACTION = 0.9
 
 
 def start(*, device: str, gpu: bool, serve: bool) -> subprocess.Popen:
-    args = [sys.executable, "-c", LAUNCHER, HARNESS.read_text(), *(["--serve"] if serve else [])]
+    args = [sys.executable, "-c", LAUNCHER, harness_source(), *(["--serve"] if serve else [])]
     return subprocess.Popen(
         args,
         stdin=subprocess.PIPE,

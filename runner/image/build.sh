@@ -25,7 +25,7 @@ fi
 base=${SANDBOX_BASE:-easycompilers-sandbox-base:bookworm}
 pip=${PIP:-$repo/.venv/bin/pip}
 
-inputs=$(cat "$here/Dockerfile" "$repo/sandbox/harness.py" "$here/$requirements" | sha256sum | cut -c1-16)
+inputs=$(cat "$here/Dockerfile" "$repo"/sandbox/harness/*.py "$here/$requirements" | sha256sum | cut -c1-16)
 if [ "$(docker image inspect -f '{{ index .Config.Labels "easycompilers.inputs" }}' "$image" 2>/dev/null)" = "$inputs" ]; then
     echo "sandbox image $image is current ($inputs)"
     exit 0
@@ -49,9 +49,9 @@ done
 # The context: the Dockerfile's inputs in their places in the tree, wheels as hard links.
 context=$(mktemp -d "$repo/var/image-context.XXXXXX" 2>/dev/null || { mkdir -p "$repo/var" && mktemp -d "$repo/var/image-context.XXXXXX"; })
 trap 'rm -rf "$context"' EXIT
-mkdir -p "$context/runner/image" "$context/sandbox"
+mkdir -p "$context/runner/image" "$context/sandbox/harness"
 cp "$here/Dockerfile" "$here"/requirements*.txt "$context/runner/image/"
-cp "$repo/sandbox/harness.py" "$context/sandbox/"
+cp "$repo"/sandbox/harness/*.py "$context/sandbox/harness/"
 cp -al "$here/$wheels" "$context/runner/image/$wheels" 2>/dev/null || cp -a "$here/$wheels" "$context/runner/image/$wheels"
 
 echo "--- docker build $image"

@@ -1,6 +1,6 @@
 """A cold sandbox imports torch once, in its supervisor, before the program starts: the program's
 wall limit counts from its own start, and neither the program nor a check that reads tensors
-imports torch again (sandbox/harness.py, protocol.supervise)."""
+imports torch again (sandbox/harness/, protocol.supervise)."""
 
 TENSOR_CHECK = "def check(ns):\n    x = ns.get('x')\n    return bool((x == 2).all()), 'x must be twos'\n"
 

@@ -291,7 +291,7 @@ def test_what_the_program_wrote_goes_out_before_the_next_event_however_threads_a
             time.sleep(0.005)
         return data
 
-    monkeypatch.setattr(harness.os, "read", read_then_pause)
+    monkeypatch.setattr(os, "read", read_then_pause)
     channel = harness.Channel(out_w, 1024**2)
     pump = harness.Pump(pipe_r, "stdout", channel)
     pump.start()
