@@ -33,7 +33,8 @@ from run_latency import Bench, percentile
 
 SETUP = """
 import json
-from courses.models import Chapter, Cohort, Enrolment
+from courses.models import Chapter, Enrolment
+from teaching.models import Cohort
 from accounts.models import User
 chapter = Chapter.objects.filter(questions__isnull=False).order_by("course_id", "number").first()
 users = User.objects.filter(username__startswith="bench")

@@ -369,52 +369,6 @@ class ChapterProgress(models.Model):
         return f"{self.user} in {self.chapter}"
 
 
-# --- Cohorts ---------------------------------------------------------------------------------------
-# A cohort groups some of a course's learners (a class, a term) so instructors can filter the
-# dashboards by it. Learners join with the cohort's invite code, or an admin adds them.
-
-
-class Cohort(models.Model):
-    course = models.ForeignKey(Course, on_delete=models.CASCADE, related_name="cohorts")
-    name = models.CharField(max_length=100)
-    invite_code = models.CharField(max_length=32, unique=True, help_text="Learners join at /join/<code>/.")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-    members = models.ManyToManyField(
-        settings.AUTH_USER_MODEL, through="CohortMembership", related_name="cohorts", blank=True
-    )
-
-    class Meta:
-        ordering = ["course", "name"]
-        constraints = [
-            models.UniqueConstraint(
-                fields=["course", "name"],
-                name="cohort_unique_name",
-                violation_error_message="The course already has a cohort with this name.",
-            ),
-            models.CheckConstraint(condition=~models.Q(invite_code=""), name="cohort_invite_code_set"),
-        ]
-
-    def __str__(self):
-        return f"{self.name} ({self.course.slug})"
-
-
-class CohortMembership(models.Model):
-    cohort = models.ForeignKey(Cohort, on_delete=models.CASCADE, related_name="memberships")
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="cohort_memberships")
-    joined_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["cohort", "joined_at"]
-        constraints = [models.UniqueConstraint(fields=["cohort", "user"], name="cohort_membership_unique")]
-        indexes = [models.Index(fields=["user", "cohort"], name="cohort_membership_user")]
-
-    def __str__(self):
-        return f"{self.user} in {self.cohort}"
-
-
 # --- Authoring ---------------------------------------------------------------------------------
 
 

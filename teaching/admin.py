@@ -9,7 +9,8 @@ from django.urls import reverse
 from django.utils.safestring import mark_safe
 
 from courses.admin.exercises import ExerciseAdmin
-from courses.models import Cohort, CohortMembership, Exercise
+from courses.models import Exercise
+from teaching.models import Cohort, CohortMembership
 from teaching.selectors import DashboardFilters, exercise_stats_list
 from teaching.services.cohorts import cohort_invite_code_new, cohort_member_add
 

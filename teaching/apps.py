@@ -12,11 +12,12 @@ class TeachingConfig(AppConfig):
         from django.core.signals import request_finished, request_started
         from django.db.models.signals import m2m_changed, post_save, pre_delete, pre_save
 
-        from courses.models import ChapterProgress, Cohort, CohortMembership, Enrolment
+        from courses.models import ChapterProgress, Enrolment
         from courses.signals import learner_progressed, quiz_answered
         from runner.models import Run
         from runner.signals import run_ended, run_finished
         from teaching import later, receivers
+        from teaching.models import Cohort, CohortMembership
 
         # What the dashboards count of a request or a task waits for its end (teaching.later).
         request_started.connect(later.begin_request, dispatch_uid="teaching.later.request_begin")

@@ -12,7 +12,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
-from courses.models import Chapter, Choice, Cohort, Course, Enrolment, Exercise, Question
+from courses.models import Chapter, Choice, Course, Enrolment, Exercise, Question
+from teaching.cohort_models import Cohort, CohortMembership  # noqa: F401 - cohorts, in a module of their own
 
 
 class ExerciseSummary(models.Model):

@@ -11,8 +11,9 @@ from functools import partial
 
 from django.db.models import QuerySet
 
-from courses.models import Chapter, ChapterProgress, CohortMembership, Course
+from courses.models import Chapter, ChapterProgress, Course
 from teaching.later import later
+from teaching.models import CohortMembership
 from teaching.outbox_models import ProgressToCount
 from teaching.services import course_counts, outbox, standings
 

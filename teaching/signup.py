@@ -12,7 +12,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods
 
 from accounts.forms import SignupForm
-from courses.models import Cohort
+from teaching.models import Cohort
 from teaching.selectors import cohort_get_by_invite_code
 from teaching.services.cohorts import cohort_member_add
 

@@ -21,15 +21,11 @@ from dataclasses import dataclass, field
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from courses.models import (
-    Chapter,
-    Cohort,
-    Course,
-    Exercise,
-)
+from courses.models import Chapter, Course, Exercise
 from teaching.models import (
     ChapterCount,
     ChapterDayCount,
+    Cohort,
     ExerciseCount,
     ExerciseDayCount,
     ExerciseErrorCount,

@@ -24,8 +24,8 @@ from django.http import Http404
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from courses.models import Cohort, CohortMembership, Course, Enrolment, Exercise, Question
-from teaching.models import NO_DAY, ChapterSummary, ExerciseSummary
+from courses.models import Course, Enrolment, Exercise, Question
+from teaching.models import NO_DAY, ChapterSummary, Cohort, CohortMembership, ExerciseSummary
 
 
 def _setting(name: str, default: int) -> int:

@@ -19,8 +19,8 @@ from django.db import connection
 from django.db.models import Count, F, Max, Q, QuerySet, Sum
 from django.db.models.expressions import RawSQL
 
-from courses.models import Chapter, ChapterProgress, CohortMembership, Course, Exercise, ExerciseState
-from teaching.models import ChapterSummary, ExerciseSummary, LearnerStanding
+from courses.models import Chapter, ChapterProgress, Course, Exercise, ExerciseState
+from teaching.models import ChapterSummary, CohortMembership, ExerciseSummary, LearnerStanding
 from teaching.selectors.filters import (
     DashboardFilters,
     as_datetime,

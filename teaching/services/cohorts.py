@@ -7,8 +7,9 @@ import secrets
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
 
-from courses.models import Cohort, CohortMembership, Course, Enrolment
+from courses.models import Course, Enrolment
 from courses.selectors import course_staffed_by
+from teaching.models import Cohort, CohortMembership
 from teaching.selectors import cohort_get_by_invite_code
 
 INVITE_CODE_BYTES = 9  # 12 URL-safe characters: not guessable, short enough to read out

@@ -39,13 +39,14 @@ from collections import Counter
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F, OuterRef, Q, QuerySet, Subquery
 
-from courses.models import ChapterProgress, CohortMembership, Course, Enrolment, QuizAnswer
+from courses.models import ChapterProgress, Course, Enrolment, QuizAnswer
 from teaching.models import (
     NO_DAY,
     ChapterCount,
     ChapterDayCount,
     ChoiceCount,
     ChoiceDayCount,
+    CohortMembership,
     ExerciseCount,
     ExerciseDayCount,
     ExerciseErrorCount,

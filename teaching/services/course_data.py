@@ -26,8 +26,6 @@ from courses.models import (
     Chapter,
     ChapterProgress,
     Choice,
-    Cohort,
-    CohortMembership,
     Course,
     Enrolment,
     Exercise,
@@ -37,6 +35,7 @@ from courses.models import (
 )
 from courses.services.content_io import CourseSpec
 from runner.models import Run
+from teaching.models import Cohort, CohortMembership
 from teaching.services import course_counts, rollups, standings
 from teaching.services.bulk import BATCH, RowWriter, analyze
 

@@ -8,9 +8,9 @@ from collections import Counter
 
 import pytest
 
-from courses.models import Choice, CohortMembership, Enrolment, Question, QuizAnswer
+from courses.models import Choice, Enrolment, Question, QuizAnswer
 from courses.signals import quiz_answered
-from teaching.models import ChoiceCount, ChoiceDayCount, QuestionCount
+from teaching.models import ChoiceCount, ChoiceDayCount, CohortMembership, QuestionCount
 from teaching.selectors import DashboardFilters, question_stats_list
 from teaching.services.course_counts import course_counts_rebuild
 from teaching.services.rollups import rollups_rebuild

@@ -10,10 +10,10 @@ import requests
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from courses.models import ChapterProgress, Choice, CohortMembership, Enrolment, QuizAnswer
+from courses.models import ChapterProgress, Choice, Enrolment, QuizAnswer
 from courses.services.quizzes import quiz_answer
 from teaching import later
-from teaching.models import AnswerToCount, ChapterCount, ChoiceCount, ProgressToCount
+from teaching.models import AnswerToCount, ChapterCount, ChoiceCount, CohortMembership, ProgressToCount
 from teaching.services import outbox
 from teaching.services.cohorts import cohort_member_add
 from tests.teaching.dashboard_api import dashboard_read, wait_until

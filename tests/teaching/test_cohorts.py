@@ -4,7 +4,8 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 
-from courses.models import CohortMembership, Enrolment
+from courses.models import Enrolment
+from teaching.models import CohortMembership
 from teaching.services.cohorts import cohort_create, cohort_join
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +52,7 @@ def test_it_raises_for_an_unknown_invite_code(hand_course):
 def test_it_lets_an_admin_add_members_in_the_admin(hand_course, client):
     cohort = hand_course.morning
     client.force_login(hand_course.admin)
-    url = f"/admin/courses/cohort/{cohort.pk}/change/"
+    url = f"/admin/teaching/cohort/{cohort.pk}/change/"
     assert client.get(url).status_code == 200
     members = list(cohort.memberships.all())
     data = {
@@ -73,4 +74,4 @@ def test_it_lets_an_admin_add_members_in_the_admin(hand_course, client):
     assert response.status_code == 302, response.content.decode()[:2000]
     assert cohort.memberships.filter(user=hand_course.outsider).exists()
     assert Enrolment.objects.filter(user=hand_course.outsider, course=hand_course.course).exists()
-    assert client.get("/admin/courses/cohort/add/").status_code == 200
+    assert client.get("/admin/teaching/cohort/add/").status_code == 200

@@ -9,7 +9,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.models import User
-from courses.models import ChapterProgress, Choice, Cohort, CohortMembership, Enrolment, Question
+from courses.models import ChapterProgress, Choice, Enrolment, Question
 from courses.services.progress import exercise_record_pass
 from courses.services.quizzes import quiz_answer
 from runner.models import Run
@@ -18,6 +18,8 @@ from teaching.models import (
     ChapterDayCount,
     ChoiceCount,
     ChoiceDayCount,
+    Cohort,
+    CohortMembership,
     ExerciseCount,
     ExerciseDayCount,
     ExerciseErrorCount,
