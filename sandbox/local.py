@@ -29,6 +29,7 @@ local_cgroups.py the sandbox's cgroup.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import shutil
 import subprocess
@@ -48,6 +49,7 @@ from .local_launcher import (
     host_uid,
     kill_group,
     launch_child,
+    pipes,
     read_capped,
     stage_dir,
 )
@@ -90,7 +92,7 @@ class LocalBackend(PooledBackend):
         self.runtime = Path(runtime or runtime_default())
         self.bwrap = bwrap or bwrap_path() or "bwrap"
         # The sandboxes this worker process runs now, so stop(run_id) can end one early.
-        self._running: dict[str, subprocess.Popen] = {}
+        self._running: dict[str, subprocess.Popen[bytes]] = {}
         self.warm = PoolHolder(name=self.name, start=self._warm_start)
 
     @classmethod
@@ -115,19 +117,20 @@ class LocalBackend(PooledBackend):
             return RunResult(status="error", reason=f"the local sandbox is not set up: {why or e}")
         ooms = group.oom_kills() if group else 0
         self._running[request.run_id] = proc
+        stdin, stdout, stderr = pipes(proc)
         stderr_chunks: list[bytes] = []
-        stderr_thread = threading.Thread(target=read_capped, args=(proc.stderr, stderr_chunks), daemon=True)
+        stderr_thread = threading.Thread(target=read_capped, args=(stderr, stderr_chunks), daemon=True)
         stderr_thread.start()
         end = EndLine()
         try:
             payload = request_payload(request, address_space=True, processes=True, nonce=end.nonce)
-            threading.Thread(target=feed_stdin, args=(proc, payload), daemon=True).start()
+            threading.Thread(target=feed_stdin, args=(stdin, payload), daemon=True).start()
 
             def kill() -> None:
                 kill_group(proc)
 
             collector, timed_out = supervise(
-                read=end.reader(lambda: proc.stdout.read1(65536)),
+                read=end.reader(lambda: stdout.read1(65536)),
                 kill=kill,
                 limits=limits,
                 on_event=on_event,
@@ -149,7 +152,7 @@ class LocalBackend(PooledBackend):
             kill_group(proc)
             proc.wait()
             stderr_thread.join(timeout=1)
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
+            for stream in (stdin, stdout, stderr):
                 stream.close()
             oom = end.oom or bool(group and group.oom_kills() > ooms)
             if group:
@@ -189,7 +192,7 @@ class LocalBackend(PooledBackend):
 
     def _start(
         self, limits: Limits, name: str, *, cpu_s: int | None, serve: bool = False
-    ) -> tuple[subprocess.Popen, RunCgroup | None]:
+    ) -> tuple[subprocess.Popen[bytes], RunCgroup | None]:
         """Starts one sandbox: bubblewrap with the harness as PID 1, in a cgroup of its own."""
         fds: list[int] = []
         group = RunCgroup.create(name, limits) if os.geteuid() == 0 else None
@@ -338,14 +341,15 @@ class LocalWarmSandbox(WarmSandbox):
         super().__init__(shape=(limits, False))
         self._lock = threading.Lock()
         self.proc, self.group = backend._start(limits, f"warm-{self.id}", cpu_s=None, serve=True)
-        threading.Thread(target=self._pump, args=(self.proc.stdout, True), daemon=True).start()
-        threading.Thread(target=self._pump, args=(self.proc.stderr, False), daemon=True).start()
+        self.stdin, self.stdout, self.stderr = pipes(self.proc)
+        threading.Thread(target=self._pump, args=(self.stdout, True), daemon=True).start()
+        threading.Thread(target=self._pump, args=(self.stderr, False), daemon=True).start()
 
     def oom_kills(self) -> int | None:
         # The server cannot see its cgroup (no /sys in the sandbox): the worker reads it.
         return self.group.oom_kills() if self.group else None
 
-    def _pump(self, stream, is_stdout: bool) -> None:
+    def _pump(self, stream: io.BufferedReader, is_stdout: bool) -> None:
         while True:
             try:
                 data = stream.read1(65536)
@@ -359,8 +363,8 @@ class LocalWarmSandbox(WarmSandbox):
 
     def _send(self, data: bytes) -> None:
         with self._lock:
-            self.proc.stdin.write(data)
-            self.proc.stdin.flush()
+            self.stdin.write(data)
+            self.stdin.flush()
 
     def _kill(self) -> None:
         kill_group(self.proc)
@@ -374,7 +378,7 @@ class LocalWarmSandbox(WarmSandbox):
     def _close(self) -> None:
         kill_group(self.proc)
         self.proc.wait()
-        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+        for stream in (self.stdin, self.stdout, self.stderr):
             with contextlib.suppress(OSError, ValueError):
                 stream.close()
         if self.group:

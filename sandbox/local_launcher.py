@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import io
 import os
 import resource
 import signal
@@ -122,16 +123,30 @@ def _check(result: int, what: str) -> None:
         raise OSError(err, f"{what}: {os.strerror(err)}")
 
 
-def feed_stdin(proc: subprocess.Popen, data: bytes) -> None:
+def pipes(proc: subprocess.Popen[bytes]) -> tuple[io.BufferedWriter, io.BufferedReader, io.BufferedReader]:
+    """A sandbox's stdin, stdout and stderr. LocalBackend._start opens all three as pipes with
+    Popen's default buffering, which makes them these (a buffered reader's read1 returns what has
+    arrived without waiting for a full block)."""
+    stdin, stdout, stderr = proc.stdin, proc.stdout, proc.stderr
+    if not (
+        isinstance(stdin, io.BufferedWriter)
+        and isinstance(stdout, io.BufferedReader)
+        and isinstance(stderr, io.BufferedReader)
+    ):
+        raise TypeError("the sandbox process must be started with buffered pipes on stdin, stdout and stderr")
+    return stdin, stdout, stderr
+
+
+def feed_stdin(stdin: io.BufferedWriter, data: bytes) -> None:
     try:
-        proc.stdin.write(data)
-        proc.stdin.close()
+        stdin.write(data)
+        stdin.close()
     except (BrokenPipeError, OSError):
         # The sandbox died before reading its program; the result says so.
         pass
 
 
-def read_capped(stream, chunks: list[bytes]) -> None:
+def read_capped(stream: io.BufferedReader, chunks: list[bytes]) -> None:
     size = 0
     while True:
         data = stream.read1(65536)
@@ -142,6 +157,6 @@ def read_capped(stream, chunks: list[bytes]) -> None:
             size += len(data)
 
 
-def kill_group(proc: subprocess.Popen) -> None:
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
