@@ -19,6 +19,7 @@ import struct
 import threading
 import time
 from datetime import UTC, datetime
+from typing import Any
 
 import docker
 import requests
@@ -105,10 +106,10 @@ class DockerBackend(PooledBackend):
         return not cls.unavailable_reason()
 
     # -- the container ------------------------------------------------------------------------
-    def container_config(self, request: RunRequest) -> dict:
+    def container_config(self, request: RunRequest) -> dict[str, Any]:
         """The keyword arguments for `containers.create`: every limit of the run."""
         limits = request.limits
-        config = {
+        config: dict[str, Any] = {
             "image": self.image,
             "stdin_open": True,
             "tty": False,
@@ -195,6 +196,7 @@ class DockerBackend(PooledBackend):
                 started=started,
                 end=end,
             )
+            exit_code: int | None  # None: the engine never said (_finish)
             if end.exit_code is not None:
                 # The end line says how the program ended (its OOM kills too): the container is
                 # removed below without waiting for it to exit.
