@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
 from runner.models import Run
 from sandbox import verdict
@@ -20,6 +21,14 @@ from sandbox.base import RunResult
 from sandbox.verdict import check_verdict
 
 REASON_STOPPED = "stopped by learner"
+
+
+class Measured(TypedDict, total=False):
+    """What the sandbox measured of a run, as RunEnd's constructors pass it on."""
+
+    exit_code: int | None
+    duration_ms: int | None
+    check_passed: bool | None
 
 
 @dataclass(frozen=True)
@@ -42,12 +51,12 @@ class RunEnd:
         return verdict.passed(self.status, self.check_passed)
 
     @classmethod
-    def platform(cls, reason: str, **measured) -> RunEnd:
+    def platform(cls, reason: str, **measured: Unpack[Measured]) -> RunEnd:
         """A run the platform ended or failed (a broken sandbox, a lost worker): status error."""
         return cls(status=Run.Status.ERROR, cause=Run.Cause.PLATFORM, reason=reason, **measured)
 
     @classmethod
-    def stopped_by_learner(cls, **measured) -> RunEnd:
+    def stopped_by_learner(cls, **measured: Unpack[Measured]) -> RunEnd:
         return cls(status=Run.Status.FAILED, cause=Run.Cause.LEARNER, reason=REASON_STOPPED, **measured)
 
     @classmethod
@@ -55,7 +64,7 @@ class RunEnd:
         """The end of a run the sandbox ran, from its result and output `events`: the sandbox's
         verdict, unless the learner pressed Stop (a run stopped while it succeeded stays a
         success)."""
-        measured = {
+        measured: Measured = {
             "exit_code": result.exit_code,
             "duration_ms": result.duration_ms,
             "check_passed": check_verdict(events),
