@@ -24,6 +24,7 @@ import socket
 import threading
 import time
 from functools import cache
+from typing import cast
 
 import redis
 from django.conf import settings
@@ -55,6 +56,8 @@ def enabled() -> bool:
     return bool(settings.REDIS_URL)
 
 
+# decode_responses: every reply is text. redis-py's types do not follow that option (a reply is
+# `bytes | str` to them), so the reads below that use a reply as text cast it to str.
 @cache
 def _client(url: str) -> redis.Redis:
     return redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5, decode_responses=True)
@@ -89,7 +92,7 @@ def route_for(*, run_id, owner: str, queue: str) -> dict:
     wait_s = settings.RUNNER_AFFINITY_WAIT_S
     try:
         client = _redis()
-        host = client.get(_affinity_key(queue, owner))
+        host = cast("str | None", client.get(_affinity_key(queue, owner)))
         if not host or not host_alive(queue=queue, host=host, client=client):
             return {"queue": queue}
         # Noted before the message goes out, so a fallback can never miss it.
@@ -156,7 +159,7 @@ def routed_runs_fall_back() -> int:
     from runner.models import Run
 
     client = _redis()
-    due = client.zrangebyscore(ROUTED_KEY, "-inf", time.time())
+    due = cast("list[str]", client.zrangebyscore(ROUTED_KEY, "-inf", time.time()))  # run ids, no scores
     mine = [run_id for run_id in due if client.zrem(ROUTED_KEY, run_id)]
     if not mine:
         return 0
