@@ -6,6 +6,7 @@ arrive, keeps `heartbeat_at` fresh while the sandbox runs, and writes the termin
 
 import json
 import uuid
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.db import models
@@ -13,8 +14,15 @@ from django.utils import timezone
 
 from courses.models import Exercise
 
+if TYPE_CHECKING:
+    # The field's value is a list (set and read), not a TextField's str. Django's field classes
+    # take no type arguments at run time.
+    _JSONTextField = models.TextField[list[dict], list[dict]]
+else:
+    _JSONTextField = models.TextField
 
-class EventListField(models.TextField):
+
+class EventListField(_JSONTextField):
     """A list of events kept as JSON text. Not jsonb: PostgreSQL's jsonb (and text) cannot hold a
     NUL character, and a learner's program may print one; as JSON text it is the escape \\u0000."""
 
