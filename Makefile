@@ -7,7 +7,7 @@ PORT ?= 8000
 SEED_OVERLAP ?= ../shared/tools/seed_overlap.py
 export DJANGO_SETTINGS_MODULE ?= ecplatform.settings.dev
 
-.PHONY: run test test-fast setup prereqs lint content fmt migrate demo image clean
+.PHONY: run test test-fast setup prereqs lint typecheck content fmt migrate demo image clean
 
 # The system packages come first (scripts/prereqs.sh installs what is missing, or says how, and
 # stops): every other target depends on them. `make test` also wants what the tests use; a
@@ -70,10 +70,16 @@ test: setup
 test-fast: setup
 	DJANGO_SETTINGS_MODULE=ecplatform.settings.test $(PY) -m pytest $(TEST_XDIST) -m "not services and not browser" $(PYTEST_ARGS)
 
-lint: setup
+lint: setup typecheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) manage.py makemigrations --check --dry-run
+
+# Static types: mypy on the packages pyproject's [tool.mypy] names (sandbox/ and runner/), with the
+# Django plugin, which loads the test settings it names there. A cold run takes under a minute; the
+# cache (.mypy_cache) makes the next a few seconds.
+typecheck: setup
+	$(VENV)/bin/mypy
 
 # The demo course: every exercise run in the sandbox (starter fails, solution passes, no hint gives
 # the solution away), maths, glossary links; and its text in our own words beside the reference
