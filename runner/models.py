@@ -106,6 +106,9 @@ class Run(models.Model):
     # (None when the run had no check event).
     error_name = models.CharField(max_length=100, blank=True)
     check_passed = models.BooleanField(null=True, blank=True)
+    # What went wrong, in one line, as the learner's attempt history lists it (runner/verdict.py,
+    # failure_line): empty for a pass and for a run still going.
+    failure = models.CharField(max_length=200, blank=True)
     # The run's verdict (runner/verdict.py), stored with its status: it succeeded and its check
     # passed. Everything that asks "did this run pass" reads this column or the status event's copy.
     passed = models.BooleanField(default=False)

@@ -94,3 +94,33 @@ def sandbox_backend_status(*, configured: str) -> tuple[str, list[str]]:
     if name == "auto":
         name = "local" if DockerBackend.unavailable_reason() else "docker"
     return name, backend_problems(name)
+
+
+# --- a learner's attempts at one exercise ----------------------------------------------------------
+
+ATTEMPTS_PAGE = 50
+ATTEMPT_FIELDS = ("id", "exercise_id", "created_at", "status", "passed", "failure", "reason", "error_name")
+
+
+def attempt_list_for_learner(*, user, exercise, before: Run | None = None, limit: int = ATTEMPTS_PAGE) -> list[Run]:
+    """The user's own runs of `exercise` (each one an attempt), newest first, `limit` of them (and
+    one more, which says there are more), older than `before` when given. Without their code or
+    output: the history lists them; one attempt's code is read on its own (attempt_get_for_learner).
+    On the (exercise, user, created_at) index whatever the number of attempts."""
+    runs = run_list_for_user(user=user).filter(exercise=exercise)
+    if before is not None:
+        runs = runs.filter(Q(created_at__lt=before.created_at) | Q(created_at=before.created_at, pk__lt=before.pk))
+    return list(runs.order_by("-created_at", "-pk").only(*ATTEMPT_FIELDS)[: limit + 1])
+
+
+def attempt_count_for_learner(*, user, exercise) -> int:
+    return run_list_for_user(user=user).filter(exercise=exercise).count()
+
+
+def attempt_get_for_learner(*, user, exercise, run_id) -> Run:
+    """One of the user's own attempts at `exercise`, with its code; 404 for anyone else's run, a
+    run of another exercise, or no run."""
+    run = run_list_for_user(user=user).filter(exercise=exercise, pk=run_id).only(*ATTEMPT_FIELDS, "code").first()
+    if run is None:
+        raise Http404("No such attempt.")
+    return run

@@ -13,6 +13,7 @@ import logging
 import math
 import socket
 import time
+from collections.abc import Sequence
 from datetime import timedelta
 from typing import Any
 
@@ -29,7 +30,7 @@ from ecplatform.code import CodeRefusedError, code_check
 from runner import events, selectors, signals
 from runner.models import Run
 from runner.recorder import Recording, RunRecorder, column_text, sandbox_stop
-from runner.verdict import RunEnd
+from runner.verdict import RunEnd, failure_line
 from sandbox.base import Limits, RunRequest, RunResult
 
 log = logging.getLogger(__name__)
@@ -275,7 +276,7 @@ def _run_finish_recorded(*, run: Run, end: RunEnd, recording: Recording) -> bool
     shows is a pass the learner keeps), then one message with the unpublished events and the
     status."""
     fields = {
-        **_run_end_fields(end),
+        **_run_end_fields(end, recording.events),
         **recording.row_fields(),
         "error_name": _error_name(recording.events),
         "check_passed": end.check_passed,
@@ -314,10 +315,11 @@ def _run_ended_tell(*, run_id) -> None:
             )
 
 
-def _run_end_fields(end: RunEnd) -> dict[str, Any]:
+def _run_end_fields(end: RunEnd, events: Sequence[dict] = ()) -> dict[str, Any]:
     fields: dict[str, Any] = {
         "status": end.status,
         "reason": column_text(end.reason or "")[:500],
+        "failure": column_text(failure_line(end, events)),
         "limit": end.limit,
         "cause": end.cause,
         "passed": end.passed,

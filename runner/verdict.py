@@ -11,7 +11,7 @@ stopped at the memory limit ends `failed`, and is no pass anywhere).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
@@ -77,3 +77,30 @@ class RunEnd:
             return cls.platform(result.reason, **measured)
         limit = result.limit if result.limit in Run.Limit.values else Run.Limit.NONE
         return cls(status=result.status, cause=Run.Cause.PROGRAM, reason=result.reason, limit=limit, **measured)
+
+
+FAILURE_CHARS = 200
+
+
+def failure_line(end: RunEnd, events: Sequence[dict] = ()) -> str:
+    """What went wrong, in one line, as the attempt history lists it: empty for a pass; else the
+    reason a limit, the learner's Stop or the platform gave; else the program's error (`ename:
+    evalue`); else the check's message; else the exit code."""
+    if end.passed:
+        return ""
+    error = next((event for event in events if event.get("type") == "error"), None)
+    check = next((event for event in events if event.get("type") == "check"), None)
+    if end.reason:
+        line = end.reason
+    elif error is not None:
+        line = f"{error.get('ename', 'Error')}: {error.get('evalue', '')}".rstrip(": ")
+    elif check is not None and check.get("passed") is not True:
+        line = str(check.get("message") or "The check did not pass.")
+    elif end.exit_code:
+        line = f"The program exited with code {end.exit_code}."
+    elif end.check_passed is None and end.status == Run.Status.SUCCEEDED:
+        return ""
+    else:
+        line = "The check did not pass."
+    first = next((part.strip() for part in str(line).splitlines() if part.strip()), "")
+    return first if len(first) <= FAILURE_CHARS else first[: FAILURE_CHARS - 1] + "\u2026"
