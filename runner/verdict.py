@@ -84,16 +84,16 @@ FAILURE_CHARS = 200
 
 def failure_line(end: RunEnd, events: Sequence[dict] = ()) -> str:
     """What went wrong, in one line, as the attempt history lists it: empty for a pass; else the
-    reason a limit, the learner's Stop or the platform gave; else the program's error (`ename:
-    evalue`); else the check's message; else the exit code."""
+    program's own error (`ename: evalue`) when no limit stopped it; else the reason a limit, the
+    learner's Stop or the platform gave; else the check's message; else the exit code."""
     if end.passed:
         return ""
     error = next((event for event in events if event.get("type") == "error"), None)
     check = next((event for event in events if event.get("type") == "check"), None)
-    if end.reason:
-        line = end.reason
-    elif error is not None:
+    if error is not None and end.cause == Run.Cause.PROGRAM and end.limit == Run.Limit.NONE:
         line = f"{error.get('ename', 'Error')}: {error.get('evalue', '')}".rstrip(": ")
+    elif end.reason:
+        line = end.reason
     elif check is not None and check.get("passed") is not True:
         line = str(check.get("message") or "The check did not pass.")
     elif end.exit_code:

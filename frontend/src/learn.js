@@ -1,6 +1,7 @@
 // Entry point of the learning pages' browser code: every exercise on the page gets an editor,
 // Run / Stop / Reset and a live Output pane. Without this script the starter code stays visible.
 import { editorCreate } from "./editor.js";
+import { HistoryPanel } from "./history.js";
 import { OutputPane } from "./output.js";
 import { apiClient, runFollow } from "./runclient.js";
 
@@ -145,6 +146,7 @@ function exerciseMount(section) {
           doneBadge.hidden = false;
           section.classList.add("is-done");
         }
+        history?.refresh();
       },
     });
   }
@@ -177,6 +179,21 @@ function exerciseMount(section) {
   });
   editor.view.contentDOM.setAttribute("aria-describedby", help.id);
   if (canRun) run.addEventListener("click", start);
+
+  // Each run is an attempt the learner can look back at, compare and put back (history.js).
+  const history = canRun
+    ? new HistoryPanel({
+        api,
+        exerciseId: id,
+        slug,
+        editor,
+        undoKeys: `${IS_MAC ? "⌘" : "Ctrl"}+Z`,
+      })
+    : null;
+  if (history) {
+    reset.after(history.toggle);
+    toolbar.after(history.panel);
+  }
 
   // Typing in the last second before leaving must not be lost.
   window.addEventListener("pagehide", () => {

@@ -1,5 +1,5 @@
-// Talks to the runs API (DESIGN.md, "Public API contract") and the saved-code API, with the
-// session cookie and the CSRF token the page carries.
+// Talks to the runs API (DESIGN.md, "Public API contract"), the saved-code API and the attempts
+// API, with the session cookie and the CSRF token the page carries.
 
 const TERMINAL = new Set(["succeeded", "failed", "timed_out", "error"]);
 const POLL_MS = 500;
@@ -49,6 +49,9 @@ export function apiClient({ csrfToken }) {
     runCreate: (exerciseId, code) => request("POST", "/api/runs/", { exercise: exerciseId, code }),
     runGet: (runId) => request("GET", `/api/runs/${runId}/`),
     runStop: (runId) => request("POST", `/api/runs/${runId}/stop/`, {}),
+    attemptsList: (exerciseId, before) =>
+      request("GET", `/api/exercises/${exerciseId}/attempts/${before ? `?before=${encodeURIComponent(before)}` : ""}`),
+    attemptGet: (exerciseId, runId) => request("GET", `/api/exercises/${exerciseId}/attempts/${runId}/`),
   };
 }
 

@@ -111,9 +111,14 @@ def test_an_exercise_the_learner_may_not_open_has_no_history(exercise, learner):
         (RunEnd(status="succeeded", cause="program", check_passed=True), [], ""),
         (RunEnd(status="failed", cause="program", reason="Memory limit: 2 GiB\nmore"), [], "Memory limit: 2 GiB"),
         (
-            RunEnd(status="failed", cause="program", exit_code=1),
+            RunEnd(status="failed", cause="program", exit_code=1, reason="the program raised ValueError"),
             [{"type": "error", "ename": "ValueError", "evalue": "bad value\nsecond line"}],
             "ValueError: bad value",
+        ),
+        (
+            RunEnd(status="failed", cause="program", limit="memory", reason="Memory limit: 2 GiB"),
+            [{"type": "error", "ename": "MemoryError", "evalue": ""}],
+            "Memory limit: 2 GiB",
         ),
         (
             RunEnd(status="succeeded", cause="program", exit_code=0, check_passed=False),

@@ -6,6 +6,8 @@ import io
 import pytest
 from rest_framework.test import APIClient
 
+from runner.models import Run
+
 pytestmark = pytest.mark.django_db
 
 
@@ -65,6 +67,14 @@ def test_it_shows_one_learners_answers_and_runs_page_by_page(hand_course, client
     page = client.get(f"/teach/hand/learners/{hand_course.bob.pk}/").content.decode()
     assert "Which is right?" in page and "Timed out" in page and "time limit 20 s" in page
     assert "ValueError: boom" in page and "print(1)" in page
+
+
+def test_the_learner_page_says_what_went_wrong_in_each_run(hand_course, client):
+    run = Run.objects.filter(user=hand_course.bob, passed=False).first()
+    Run.objects.filter(pk=run.pk).update(failure="AssertionError: the weights must sum to 1")
+    client.force_login(hand_course.teacher)
+    page = client.get(f"/teach/hand/learners/{hand_course.bob.pk}/").content.decode()
+    assert "AssertionError: the weights must sum to 1" in page
 
 
 def test_it_serves_the_dashboard_and_a_learner_from_the_api(hand_course):
