@@ -177,7 +177,8 @@ class PyplotHook:
             loader_exec(module)
             patch_show(module, figures)
 
-        spec.loader.exec_module = exec_module
+        # This spec's loader runs only this module: wrapping its method shows each figure as drawn.
+        spec.loader.exec_module = exec_module  # type: ignore[method-assign]
         return spec
 
 

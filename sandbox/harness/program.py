@@ -4,6 +4,7 @@ as __main__, and what it hands the check."""
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
 import io
 import linecache
 import os
@@ -66,7 +67,7 @@ class Streams:
 # --- the course's modules ------------------------------------------------------------------------
 
 
-class CourseModules:
+class CourseModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Meta-path finder and loader for the course's own modules (RunRequest.modules): `import
     name` runs the module's source, so a run pays only for the modules it imports."""
 

@@ -99,13 +99,17 @@ def ipc_clear() -> bool:
     (POSIX message queues, shared memory and semaphores are files in /dev/mqueue and /dev/shm.)"""
     c = libc()
     ok = True
-    for kind, call in (("shm", c.shmctl), ("sem", None), ("msg", c.msgctl)):
+    removers = {  # IPC_RMID
+        "shm": lambda ipc_id: c.shmctl(ipc_id, 0, None),
+        "sem": lambda ipc_id: c.semctl(ipc_id, 0, 0),
+        "msg": lambda ipc_id: c.msgctl(ipc_id, 0, None),
+    }
+    for kind, remove_one in removers.items():
         try:
             with open(f"/proc/sysvipc/{kind}") as f:
                 ids = [int(line.split()[1]) for line in f.readlines()[1:] if line.strip()]
         except OSError:
             continue
         for ipc_id in ids:
-            result = c.semctl(ipc_id, 0, 0) if kind == "sem" else call(ipc_id, 0, None)  # IPC_RMID
-            ok = ok and result == 0
+            ok = ok and remove_one(ipc_id) == 0
     return ok

@@ -121,7 +121,7 @@ def supervise(*, warm: bool) -> int:
             kill_all()
             return 0
         run_ms = (time.monotonic() - run_started) * 1000
-        if how == "exited":
+        if exit_code is None:  # "exited": it ended without reporting its exit code
             exit_code = os.waitstatus_to_exitcode(os.waitpid(child.pid, 0)[1])
         stop_run(spare=check.pid)
         data = child.take_rest()
@@ -134,7 +134,7 @@ def supervise(*, warm: bool) -> int:
         del data
         check.wait_done()
         stop_run()
-        clean = wipe(shot) if warm else True
+        clean = wipe(shot) if shot is not None else True  # a snapshot is taken when warm
         if warm:
             control(
                 {
