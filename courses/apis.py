@@ -1,13 +1,13 @@
 """The courses API: what a signed-in user may run, and the code they keep per exercise."""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions, serializers
+from rest_framework import exceptions, serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from courses.models import Exercise, ExerciseState
 from courses.selectors import exercise_get_for_user, exercise_list_for_user, exercise_state_get
-from courses.services.progress import exercise_code_save
+from courses.services.progress import ANY_BASE, CodeConflictError, exercise_code_save
 from ecplatform.api import CodeField, request_code_data
 from ecplatform.code import CodeRefusedError
 
@@ -45,6 +45,12 @@ class ExerciseCodeApi(APIView):
 
     class InputSerializer(serializers.Serializer):
         code = CodeField()
+        base = serializers.DateTimeField(
+            required=False,
+            allow_null=True,
+            help_text="The saved_at this code was edited from (null: the starter code). With it, a save made "
+            "elsewhere since is a 409 that carries the other code; without it, the last save wins.",
+        )
 
     class OutputSerializer(serializers.Serializer):
         exercise = serializers.IntegerField()
@@ -88,6 +94,10 @@ class ExerciseCodeApi(APIView):
                 description="Code over RUNNER_MAX_CODE_BYTES (64 KiB by default), with a NUL or a lone surrogate, "
                 "or no code."
             ),
+            409: OpenApiResponse(
+                description="With `base`: the code was saved elsewhere since; the body is the other save "
+                "(code, saved_at) and a detail."
+            ),
             413: OpenApiResponse(description="A request body far over the code limit."),
             403: INVITE_REQUIRED_RESPONSE,
             404: OpenApiResponse(description="No such exercise."),
@@ -98,8 +108,14 @@ class ExerciseCodeApi(APIView):
         exercise = exercise_get_for_user(user=request.user, exercise_id=exercise_id)
         data = self.InputSerializer(data=request_code_data(request))
         data.is_valid(raise_exception=True)
+        base = data.validated_data.get("base", ANY_BASE)
         try:
-            state = exercise_code_save(user=request.user, exercise=exercise, code=data.validated_data["code"])
+            state = exercise_code_save(
+                user=request.user, exercise=exercise, code=data.validated_data["code"], base=base
+            )
         except CodeRefusedError as exc:
             raise exceptions.ValidationError({"detail": str(exc), "code": [str(exc)]}) from exc
+        except CodeConflictError as exc:
+            other = self.OutputSerializer(self._output(exercise=exercise, state=exc.state)).data
+            return Response({"detail": str(exc), **other}, status=status.HTTP_409_CONFLICT)
         return Response(self.OutputSerializer(self._output(exercise=exercise, state=state)).data)

@@ -144,14 +144,20 @@ def exercise_state_get(*, user, exercise: Exercise) -> ExerciseState | None:
 
 
 def exercise_list_with_state(*, exercises: QuerySet[Exercise], user) -> QuerySet[Exercise]:
-    """The exercises with the learner's saved code (`learner_code`, None until first saved) and
+    """The exercises with the learner's saved code (`learner_code`, None until first saved, and
+    `learner_code_saved_at`, the version the page's editor starts from) and
     first pass (`learner_passed_at`), in the same query: a chapter page costs the same whatever
     its number of exercises. Anonymous visitors (or user=None) get both as None."""
     if not (user and user.is_authenticated):
-        return exercises.annotate(learner_code=Value(None, TextField()), learner_passed_at=Value(None, DateTimeField()))
+        return exercises.annotate(
+            learner_code=Value(None, TextField()),
+            learner_code_saved_at=Value(None, DateTimeField()),
+            learner_passed_at=Value(None, DateTimeField()),
+        )
     states = ExerciseState.objects.filter(user=user, exercise=OuterRef("pk"))
     return exercises.annotate(
         learner_code=Subquery(states.filter(code_saved_at__isnull=False).values("code")[:1]),
+        learner_code_saved_at=Subquery(states.values("code_saved_at")[:1]),
         learner_passed_at=Subquery(states.values("passed_at")[:1]),
     )
 

@@ -2,6 +2,7 @@
 gather what a template shows."""
 
 from django import forms
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import redirect, render
@@ -84,7 +85,14 @@ def chapter_preview(request, chapter_id: int):
 
 def _chapter_response(request, page: selectors.ChapterPage, *, preview: bool):
     segments = chapter_render(chapter=page.chapter, glossary=page.glossary, exercises=page.exercises)
-    context = {"page": page, "chapter": page.chapter, "course": page.chapter.course, "segments": segments}
+    context = {
+        "page": page,
+        "chapter": page.chapter,
+        "course": page.chapter.course,
+        "segments": segments,
+        # The editor keeps no draft it could not save (ecplatform/code.py: the same limit, the same words).
+        "code_limit": settings.RUNNER_MAX_CODE_BYTES,
+    }
     if any(exercise.needs_gpu for exercise in page.exercises):
         # Where a GPU exercise will run, said before the learner presses Run (runner/services.py).
         context["gpu_worker_alive"] = gpu_worker_alive()

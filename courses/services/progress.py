@@ -21,13 +21,32 @@ def enrolment_touch(*, user, course: Course, chapter: Chapter | None = None, pla
     return enrolment
 
 
-def exercise_code_save(*, user, exercise: Exercise, code: str) -> ExerciseState:
+ANY_BASE = object()
+
+
+class CodeConflictError(Exception):
+    """The code was saved elsewhere (another tab, another device) since the version this save
+    started from: saving would overwrite an edit its writer never saw. `state` holds the other."""
+
+    def __init__(self, state: ExerciseState):
+        super().__init__("This code was saved elsewhere since this version was loaded.")
+        self.state = state
+
+
+def exercise_code_save(*, user, exercise: Exercise, code: str, base=ANY_BASE) -> ExerciseState:
     """Save the learner's code. Code a run would refuse is refused here in the same words
-    (ecplatform.code: CodeRefusedError, a ValueError), and nothing is saved."""
+    (ecplatform.code: CodeRefusedError, a ValueError), and nothing is saved.
+
+    `base`: when the saving page says which save its code started from (that save's time, None
+    for none), a different save kept since raises CodeConflictError, unless it holds this very
+    code; without it, the last save wins (API clients that keep no versions)."""
     code_check(code)
-    state, _ = ExerciseState.objects.update_or_create(
-        user=user, exercise=exercise, defaults={"code": code, "code_saved_at": timezone.now()}
-    )
+    with transaction.atomic():
+        state, _ = ExerciseState.objects.select_for_update().get_or_create(user=user, exercise=exercise)
+        if base is not ANY_BASE and state.code_saved_at != base and state.code != code:
+            raise CodeConflictError(state)
+        state.code, state.code_saved_at = code, timezone.now()
+        state.save(update_fields=["code", "code_saved_at"])
     return state
 
 

@@ -5,11 +5,12 @@ const TERMINAL = new Set(["succeeded", "failed", "timed_out", "error"]);
 const POLL_MS = 500;
 
 export class ApiError extends Error {
-  constructor(status, detail, retryAfter) {
+  constructor(status, detail, retryAfter, data) {
     super(detail);
     this.status = status;
     this.detail = detail;
     this.retryAfter = retryAfter;
+    this.data = data; // the error's body (a 409 on saving code carries the other save)
   }
 }
 
@@ -39,13 +40,14 @@ export function apiClient({ csrfToken }) {
     }
     if (!response.ok) {
       const retry = parseInt(response.headers.get("Retry-After") || "", 10);
-      throw new ApiError(response.status, errorDetail(data), Number.isFinite(retry) ? retry : null);
+      throw new ApiError(response.status, errorDetail(data), Number.isFinite(retry) ? retry : null, data);
     }
     return data;
   }
 
   return {
-    codeSave: (exerciseId, code, options) => request("PUT", `/api/exercises/${exerciseId}/code/`, { code }, options),
+    codeSave: (exerciseId, code, { base, ...options } = {}) =>
+      request("PUT", `/api/exercises/${exerciseId}/code/`, base === undefined ? { code } : { code, base }, options),
     runCreate: (exerciseId, code) => request("POST", "/api/runs/", { exercise: exerciseId, code }),
     runGet: (runId) => request("GET", `/api/runs/${runId}/`),
     runStop: (runId) => request("POST", `/api/runs/${runId}/stop/`, {}),

@@ -114,3 +114,22 @@ def test_it_requires_the_csrf_token_for_a_browser_session(exercise, learner):
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(learner)
     assert client.put(_url(exercise), {"code": "x"}, format="json").status_code == 403
+
+
+def test_a_save_from_a_stale_version_is_a_conflict_that_carries_the_other_code(exercise, learner):
+    """Two tabs opened on the starter code: the second to save is told, and shown the first's code,
+    rather than overwriting an edit it never saw; saving again from that version goes through."""
+    client = _client(learner)
+    first = client.put(_url(exercise), {"code": "print('tab one')\n", "base": None}, format="json")
+    assert first.status_code == 200
+    second = client.put(_url(exercise), {"code": "print('tab two')\n", "base": None}, format="json")
+    assert second.status_code == 409
+    assert second.json()["code"] == "print('tab one')\n" and second.json()["saved_at"] == first.json()["saved_at"]
+    assert ExerciseState.objects.get(user=learner, exercise=exercise).code == "print('tab one')\n"
+    mine = client.put(_url(exercise), {"code": "print('tab two')\n", "base": first.json()["saved_at"]}, format="json")
+    assert mine.status_code == 200 and mine.json()["code"] == "print('tab two')\n"
+    # The same code from a stale version is no conflict; without a base, the last save wins.
+    same = client.put(_url(exercise), {"code": "print('tab two')\n", "base": None}, format="json")
+    assert same.status_code == 200
+    assert client.put(_url(exercise), {"code": "print('api')\n"}, format="json").status_code == 200
+    assert client.put(_url(exercise), {"code": "x", "base": "not a time"}, format="json").status_code == 400
