@@ -11,6 +11,7 @@ back."""
 import time
 
 import pytest
+from django.conf import settings
 
 from courses.models import Exercise, ExerciseState
 from tests.learning.test_browser_editor import (  # the same browser, page and helpers
@@ -83,6 +84,17 @@ def test_edits_made_while_the_server_is_unreachable_survive_and_are_saved_later(
     first = _exercise(page, "One query, three keys")
     expect(first.locator(".cm-content")).to_have_text("print('written offline, then closed')")
     expect(first.locator(".save-state")).to_have_text("")  # nothing left to restore
+
+    # Code over the limit is neither kept here nor saved, in the words a run of it gets.
+    huge = "x = 1\n" + "#" * 70_000 + "\n"
+    words = f"Code is {len(huge)} bytes; the limit is {settings.RUNNER_MAX_CODE_BYTES} bytes."
+    _replace_code(page, first, huge)
+    expect(first.locator(".save-state")).to_have_text(f"Not saved: {words}")
+    kept = page.evaluate("() => Object.values(localStorage).join('')")
+    assert "#" * 1000 not in kept
+    first.get_by_role("button", name="Run").click()
+    expect(first.locator("[data-exercise-output]")).to_contain_text(words)
+    assert saved_code("offline1", exercise) == "print('written offline, then closed')\n"
 
 
 def test_two_tabs_on_one_exercise_show_the_conflict_and_the_learner_chooses(
