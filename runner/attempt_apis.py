@@ -20,12 +20,8 @@ INVITE_REQUIRED = OpenApiResponse(description="The course is by invitation and t
 
 
 def attempt_failure(run: Run) -> str:
-    """The stored failure line; a run ended before it was stored falls back on its reason's first
-    line, then its error's name."""
-    if run.failure:
-        return run.failure
-    reason = next((line for line in run.reason.splitlines() if line.strip()), "")
-    return reason[:200] or run.error_name
+    """The stored failure line; a run ended before it was stored shows its error's name, if any."""
+    return run.failure or run.error_name
 
 
 class AttemptSerializer(serializers.Serializer):
@@ -53,6 +49,7 @@ class AttemptListApi(APIView):
         ],
         responses={200: OutputSerializer, 403: INVITE_REQUIRED, 404: NOT_FOUND},
         summary="The learner's attempts at an exercise",
+        operation_id="exercise_attempts_list",
     )
     def get(self, request, exercise_id: int):
         exercise = exercise_get_for_user(user=request.user, exercise_id=exercise_id)
@@ -79,6 +76,7 @@ class AttemptDetailApi(APIView):
     @extend_schema(
         responses={200: OutputSerializer, 403: INVITE_REQUIRED, 404: NOT_FOUND},
         summary="One of the learner's attempts, with its code",
+        operation_id="exercise_attempt_retrieve",
     )
     def get(self, request, exercise_id: int, run_id):
         exercise = exercise_get_for_user(user=request.user, exercise_id=exercise_id)

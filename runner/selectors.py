@@ -99,7 +99,7 @@ def sandbox_backend_status(*, configured: str) -> tuple[str, list[str]]:
 # --- a learner's attempts at one exercise ----------------------------------------------------------
 
 ATTEMPTS_PAGE = 50
-ATTEMPT_FIELDS = ("id", "exercise_id", "created_at", "status", "passed", "failure", "reason", "error_name")
+ATTEMPT_FIELDS = ("id", "exercise_id", "created_at", "status", "passed", "failure", "error_name")
 
 
 def attempt_list_for_learner(*, user, exercise, before: Run | None = None, limit: int = ATTEMPTS_PAGE) -> list[Run]:

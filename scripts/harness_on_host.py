@@ -186,9 +186,10 @@ def run_cold(request, *, device: str, gpu: bool) -> tuple:
     started = time.monotonic()
     proc = start(device=device, gpu=gpu, serve=False)
     stderr: list[bytes] = []
-    threading.Thread(target=local_launcher.read_capped, args=(proc.stderr, stderr), daemon=True).start()
+    stdin, _stdout, stderr_pipe = local_launcher.pipes(proc)
+    threading.Thread(target=local_launcher.read_capped, args=(stderr_pipe, stderr), daemon=True).start()
     payload = protocol.request_payload(request, address_space=not gpu, processes=False, nonce=end.nonce)
-    local_launcher.feed_stdin(proc, payload)
+    local_launcher.feed_stdin(stdin, payload)
     try:
         collector, timed_out = protocol.supervise(
             read=end.reader(lambda: proc.stdout.read1(65536)),

@@ -387,6 +387,7 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
         "passed": True,
         "error_name": "",
         "reason": "",
+        "failure": "",
         "exit_code": 0,
     }
     limit = Run.Limit.NONE
@@ -402,6 +403,7 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
                 "passed": False,
                 "error_name": "",
                 "reason": "time limit 20 s",
+                "failure": "time limit 20 s",
                 "exit_code": None,
             }
             outputs = []
@@ -413,6 +415,7 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
                 "passed": False,
                 "error_name": "",
                 "reason": "memory limit 2 GiB",
+                "failure": "memory limit 2 GiB",
                 "exit_code": None,
             }
             outputs = []
@@ -424,11 +427,12 @@ def _run(*, rng: random.Random, writer, user, exercise, at, passed: bool) -> rol
                 "passed": False,
                 "error_name": name,
                 "reason": "",
+                "failure": f"{name}: generated",
                 "exit_code": 1,
             }
             outputs = [{"type": "error", "ename": name, "evalue": "generated", "traceback": [f"{name}: generated"]}]
         else:
-            fields = {**fields, "check_passed": False, "passed": False}
+            fields = {**fields, "check_passed": False, "passed": False, "failure": "Not yet: the shape is wrong."}
             outputs = [{"type": "check", "passed": False, "message": "Not yet: the shape is wrong."}]
     finished = at + dt.timedelta(milliseconds=duration)
     values = {
