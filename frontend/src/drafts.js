@@ -2,12 +2,7 @@
 // with the saved version it started from, until the server has it. A draft left by a page that
 // could not save (offline, the server down, the tab closed) is put back when the exercise opens
 // again. Kept per learner and exercise, so another account in the same browser never sees it.
-import { MergeView } from "@codemirror/merge";
-import { python } from "@codemirror/lang-python";
-import { syntaxHighlighting } from "@codemirror/language";
-import { EditorState } from "@codemirror/state";
-import { EditorView, lineNumbers } from "@codemirror/view";
-import { classHighlighter } from "@lezer/highlight";
+import { comparisonCreate } from "./editor.js";
 
 const encoder = new TextEncoder();
 
@@ -56,14 +51,6 @@ export class DraftStore {
   }
 }
 
-const readOnly = [
-  lineNumbers(),
-  python(),
-  syntaxHighlighting(classHighlighter),
-  EditorState.readOnly.of(true),
-  EditorView.editable.of(false),
-];
-
 /**
  * Shows two versions of the code side by side (the other save on the left, the learner's on the
  * right) and lets the learner keep one. `onKeepMine()`, `onTakeOther()`.
@@ -92,11 +79,7 @@ export function conflictShow({ holder, other, mine, onKeepMine, onTakeOther }) {
   box.append(text, merge, actions);
   holder.replaceChildren(box);
   holder.hidden = false;
-  const view = new MergeView({
-    a: { doc: other, extensions: readOnly },
-    b: { doc: mine, extensions: readOnly },
-    parent: merge,
-  });
+  const view = comparisonCreate({ parent: merge, left: other, right: mine });
   const close = () => {
     view.destroy();
     holder.replaceChildren();

@@ -5,6 +5,7 @@ import { autocompletion, closeBrackets, closeBracketsKeymap, completionKeymap } 
 import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from "@codemirror/language";
+import { MergeView } from "@codemirror/merge";
 import { EditorState } from "@codemirror/state";
 import {
   EditorView,
@@ -66,4 +67,25 @@ export function editorCreate({ parent, code, label, onRun, onChange }) {
     getCode: () => view.state.doc.toString(),
     setCode: (text) => view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } }),
   };
+}
+
+const readOnly = [
+  lineNumbers(),
+  python(),
+  syntaxHighlighting(classHighlighter),
+  EditorState.readOnly.of(true),
+  EditorView.editable.of(false),
+];
+
+/**
+ * Two versions of some code side by side, read-only, with what changed marked (CodeMirror's merge
+ * view): `left` and `right` are texts. Returns the view; destroy() removes it.
+ */
+export function comparisonCreate({ parent, left, right, collapseUnchanged }) {
+  return new MergeView({
+    a: { doc: left, extensions: readOnly },
+    b: { doc: right, extensions: readOnly },
+    parent,
+    ...(collapseUnchanged ? { collapseUnchanged } : {}),
+  });
 }

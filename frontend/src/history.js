@@ -2,12 +2,7 @@
 // its verdict and what went wrong first. Any attempt can be compared with the editor's code
 // (CodeMirror's merge view: the attempt on the left, the editor on the right) or put back in the
 // editor as one change that Ctrl+Z undoes.
-import { MergeView } from "@codemirror/merge";
-import { python } from "@codemirror/lang-python";
-import { syntaxHighlighting } from "@codemirror/language";
-import { EditorState } from "@codemirror/state";
-import { EditorView, lineNumbers } from "@codemirror/view";
-import { classHighlighter } from "@lezer/highlight";
+import { comparisonCreate } from "./editor.js";
 
 const VERDICTS = {
   passed: "Passed",
@@ -29,14 +24,6 @@ function el(tag, className, text) {
   if (text !== undefined) node.textContent = text;
   return node;
 }
-
-const readOnly = [
-  lineNumbers(),
-  python(),
-  syntaxHighlighting(classHighlighter),
-  EditorState.readOnly.of(true),
-  EditorView.editable.of(false),
-];
 
 export class HistoryPanel {
   /**
@@ -133,22 +120,23 @@ export class HistoryPanel {
     return item;
   }
 
-  async codeOf(attempt) {
+  /** The attempt's code (read once), or null after saying in the panel that it could not be read. */
+  async codeOf(attempt, number) {
     if (!this.codes.has(attempt.id)) {
-      const detail = await this.api.attemptGet(this.exerciseId, attempt.id);
-      this.codes.set(attempt.id, detail.code);
+      try {
+        const detail = await this.api.attemptGet(this.exerciseId, attempt.id);
+        this.codes.set(attempt.id, detail.code);
+      } catch (error) {
+        this.status.textContent = `Could not load attempt ${number}. ${error.detail || ""}`.trim();
+        return null;
+      }
     }
     return this.codes.get(attempt.id);
   }
 
   async showCompare(attempt, number) {
-    let code;
-    try {
-      code = await this.codeOf(attempt);
-    } catch (error) {
-      this.status.textContent = `Could not load attempt ${number}. ${error.detail || ""}`.trim();
-      return;
-    }
+    const code = await this.codeOf(attempt, number);
+    if (code === null) return;
     this.closeCompare();
     const caption = el("p", "history-compare-caption", `Attempt ${number} (left) against the editor (right)`);
     const close = el("button", "button button-quiet history-compare-close", "Close the comparison");
@@ -157,10 +145,10 @@ export class HistoryPanel {
     const holder = el("div", "history-merge");
     this.compare.replaceChildren(caption, holder, close);
     this.compare.hidden = false;
-    this.merge = new MergeView({
-      a: { doc: code, extensions: readOnly },
-      b: { doc: this.editor.getCode(), extensions: readOnly },
+    this.merge = comparisonCreate({
       parent: holder,
+      left: code,
+      right: this.editor.getCode(),
       collapseUnchanged: { margin: 3, minSize: 6 },
     });
   }
@@ -173,13 +161,8 @@ export class HistoryPanel {
   }
 
   async restore(attempt, number) {
-    let code;
-    try {
-      code = await this.codeOf(attempt);
-    } catch (error) {
-      this.status.textContent = `Could not load attempt ${number}. ${error.detail || ""}`.trim();
-      return;
-    }
+    const code = await this.codeOf(attempt, number);
+    if (code === null) return;
     this.closeCompare();
     this.editor.setCode(code);
     this.status.textContent = `Attempt ${number} is in the editor (${this.undoKeys} undoes it).`;
