@@ -185,6 +185,33 @@ class Exercise(models.Model):
         return self.title
 
 
+HINT_TEXT_MAX = 2000
+
+
+class Hint(models.Model):
+    """One of an exercise's hints, revealed to a learner one at a time in order. The last may be a
+    worked step, never a line of the solution (courses.services.validation.hint_problems)."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="hints")
+    position = models.PositiveSmallIntegerField(default=1)
+    text = models.TextField(max_length=HINT_TEXT_MAX, help_text="Markdown, shown under the editor when revealed.")
+
+    class Meta:
+        ordering = ["exercise", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["exercise", "position"],
+                name="hint_unique_position",
+                violation_error_message="The exercise already has a hint at this position.",
+            ),
+            models.CheckConstraint(condition=models.Q(position__gte=1), name="hint_position_positive"),
+            models.CheckConstraint(condition=~models.Q(text=""), name="hint_text_not_empty"),
+        ]
+
+    def __str__(self):
+        return f"hint {self.position} of {self.exercise}"
+
+
 class Question(models.Model):
     chapter = models.ForeignKey(Chapter, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveSmallIntegerField(default=1)
@@ -349,6 +376,23 @@ class QuizAnswer(models.Model):
 
     def __str__(self):
         return f"{self.user} answer {self.attempt} to question {self.question_id}"
+
+
+class HintReveal(models.Model):
+    """A learner revealed a hint: kept for good, so the hint stays shown and the dashboards count
+    it. `exercise` repeats the hint's, so counting an exercise's hints reads one index."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="hint_reveals")
+    hint = models.ForeignKey(Hint, on_delete=models.CASCADE, related_name="reveals")
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="+")
+    revealed_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "hint"], name="hint_reveal_unique")]
+        indexes = [models.Index(fields=["exercise", "user"])]
+
+    def __str__(self):
+        return f"{self.user} revealed {self.hint}"
 
 
 class ChapterProgress(models.Model):
