@@ -264,6 +264,19 @@ def markdown_render(*, text: str, glossary: Iterable[GlossaryTerm] = ()) -> str:
     return _Renderer(glossary=glossary).html(text)
 
 
+def hint_html(*, text: str, glossary: Iterable[GlossaryTerm] = ()) -> str:
+    """A hint as the page shows it, from the cache when the same text was rendered with the same
+    glossary (a page shows the revealed hints on every visit)."""
+    glossary = list(glossary)
+    made_of = [_RENDERER_VERSION, text, [(term.term, term.definition) for term in glossary]]
+    key = f"hint-html:{hashlib.sha256(json.dumps(made_of).encode()).hexdigest()}"
+    html = cache.get(key)
+    if html is None:
+        html = markdown_render(text=text, glossary=glossary)
+        cache.set(key, html, RENDER_CACHE_S)
+    return html
+
+
 def chapter_render(
     *, chapter: Chapter, glossary: Iterable[GlossaryTerm], exercises: Iterable[Exercise]
 ) -> list[Segment]:

@@ -41,6 +41,8 @@ from courses.models import (
     Exercise,
     ExerciseState,
     GlossaryTerm,
+    Hint,
+    HintReveal,
     Question,
     QuizAnswer,
 )
@@ -238,18 +240,57 @@ class ChapterPage:
         return len(self.parts)
 
 
+@dataclass(frozen=True)
+class ExerciseHints:
+    """An exercise's hints as one learner sees them, in order, each with its `revealed_at` (None:
+    not revealed). Pages and the API show the revealed ones' text only."""
+
+    hints: list[Hint]
+
+    @property
+    def count(self) -> int:
+        return len(self.hints)
+
+    @property
+    def revealed(self) -> list[Hint]:
+        return [hint for hint in self.hints if hint.revealed_at is not None]
+
+    @property
+    def next_position(self) -> int | None:
+        """The hint to reveal next: the first not revealed (None: all are)."""
+        return next((hint.position for hint in self.hints if hint.revealed_at is None), None)
+
+
+def exercise_hints_for_learner(*, user, exercises: list[Exercise]) -> dict[int, ExerciseHints]:
+    """{exercise id: its hints for `user`}, for exercises with any hints, in one query."""
+    hints = Hint.objects.filter(exercise__in=[exercise.pk for exercise in exercises]).order_by("exercise", "position")
+    if user and user.is_authenticated:
+        reveal = HintReveal.objects.filter(user=user, hint=OuterRef("pk")).values("revealed_at")[:1]
+        hints = hints.annotate(revealed_at=Subquery(reveal, output_field=DateTimeField()))
+    else:
+        hints = hints.annotate(revealed_at=Value(None, output_field=DateTimeField()))
+    by_exercise: dict[int, list[Hint]] = {}
+    for hint in hints:
+        by_exercise.setdefault(hint.exercise_id, []).append(hint)
+    return {exercise_id: ExerciseHints(hints=rows) for exercise_id, rows in by_exercise.items()}
+
+
 def chapter_page_for(*, chapter: Chapter, user) -> ChapterPage:
     """The chapter's surroundings as `user` sees them: previous and next skip parts the user cannot
     open. The glossary is loaded once, for both the inline definitions and the vocabulary panel."""
     parts = course_outline_for_user(course=chapter.course, user=user)
     open_before = [p.chapter for p in parts if p.is_open and p.chapter.number < chapter.number]
     open_after = [p.chapter for p in parts if p.is_open and p.chapter.number > chapter.number]
+    exercises = list(exercise_list_with_state(exercises=chapter.exercises.order_by("position"), user=user))
+    hints = exercise_hints_for_learner(user=user, exercises=exercises)
+    for exercise in exercises:
+        exercise.learner_hints = hints.get(exercise.pk)
     return ChapterPage(
         chapter=chapter,
         parts=parts,
         previous=open_before[-1] if open_before else None,
         next=open_after[0] if open_after else None,
-        exercises=list(exercise_list_with_state(exercises=chapter.exercises.order_by("position"), user=user)),
+        exercises=exercises,
         glossary=glossary_list_for_course(course=chapter.course),
     )
 

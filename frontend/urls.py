@@ -15,6 +15,11 @@ urlpatterns = [
     path("courses/<slug:course_slug>/complete/package/", completion_views.code_package, name="code_package"),
     path("courses/<slug:course_slug>/<slug:chapter_slug>/", views.chapter_detail, name="chapter"),
     path("courses/<slug:course_slug>/<slug:chapter_slug>/quiz/", views.quiz_answer, name="quiz_answer"),
+    path(
+        "courses/<slug:course_slug>/<slug:chapter_slug>/hints/<int:exercise_id>/",
+        views.hint_reveal,
+        name="hint_reveal",
+    ),
     path("courses/<slug:course_slug>/<slug:chapter_slug>/place/", views.place_save, name="place_save"),
     path("theme/", views.theme_save, name="theme_save"),
     path("preview/chapters/<int:chapter_id>/", views.chapter_preview, name="chapter_preview"),

@@ -15,7 +15,9 @@ from accounts.models import User
 from accounts.services import user_theme_set
 from courses import selectors, selectors_progress
 from courses.models import Choice
-from courses.rendering import chapter_render
+from courses.rendering import chapter_render, hint_html
+from courses.services.hints import HintOutOfTurnError
+from courses.services.hints import hint_reveal as hint_reveal_record
 from courses.services.progress import enrolment_place_save, enrolment_visit
 from courses.services.quizzes import QuizAnswerInvalidError
 from courses.services.quizzes import quiz_answer as quiz_answer_record
@@ -85,6 +87,9 @@ def chapter_preview(request, chapter_id: int):
 
 def _chapter_response(request, page: selectors.ChapterPage, *, preview: bool):
     segments = chapter_render(chapter=page.chapter, glossary=page.glossary, exercises=page.exercises)
+    for exercise in page.exercises:
+        for hint in exercise.learner_hints.revealed if exercise.learner_hints else []:
+            hint.html = hint_html(text=hint.text, glossary=page.glossary)
     context = {
         "page": page,
         "chapter": page.chapter,
@@ -145,6 +150,27 @@ def quiz_answer(request, course_slug: str, chapter_slug: str):
     if error:
         context = {"chapter": chapter, "course": chapter.course, "error": error, "back": back}
         return render(request, "frontend/quiz_error.html", context, status=status)
+    return redirect(back)
+
+
+@require_POST
+def hint_reveal(request, course_slug: str, chapter_slug: str, exercise_id: int):
+    """The "Show hint" button without JavaScript (hints.js calls the API instead): reveal the next
+    hint and come back to the exercise, where it now shows."""
+    chapter = selectors.chapter_get_for_user(user=request.user, course_slug=course_slug, chapter_slug=chapter_slug)
+    exercise = chapter.exercises.filter(pk=exercise_id).first()
+    if exercise is None:
+        raise Http404("No such exercise in this chapter.")
+    back = reverse("frontend:chapter", args=[course_slug, chapter_slug]) + f"#exercise-{exercise.slug}"
+    if not request.user.is_authenticated:
+        return redirect_to_login(back)
+    position = request.POST.get("position", "")
+    if not position.isdigit():
+        return HttpResponseBadRequest("Which hint? The form sent no hint number.")
+    try:
+        hint_reveal_record(user=request.user, exercise=exercise, position=int(position))
+    except HintOutOfTurnError as invalid:
+        return HttpResponseBadRequest(str(invalid))
     return redirect(back)
 
 

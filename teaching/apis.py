@@ -74,6 +74,8 @@ class _ExerciseSerializer(serializers.Serializer):
     timed_out = serializers.IntegerField()
     memory_stops = serializers.IntegerField()
     median_runs_to_pass = serializers.FloatField(allow_null=True)
+    hints_revealed = serializers.IntegerField(help_text="Hints of the exercise revealed in the range.")
+    learners_hinted = serializers.IntegerField(help_text="Learners who revealed at least one of them.")
     median_duration_ms = serializers.FloatField(
         allow_null=True, help_text="The median of the mean run time of each learner who ran it."
     )

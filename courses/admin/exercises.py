@@ -1,13 +1,14 @@
 """Exercises in the admin: the validation rules a save obeys, and an exercise's own page (its
 validation, its history, what learners do with it). Exercises are added on their chapter's page."""
 
+from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import ValidationError
-from django.forms.models import ModelForm
+from django.forms.models import BaseInlineFormSet, ModelForm
 
 from courses.admin.history import HistoryAdmin
 from courses.admin.panels import validation_panel
-from courses.models import Exercise
+from courses.models import Exercise, Hint
 from courses.services.authoring import (
     course_modules,
     exercise_code_digest,
@@ -17,6 +18,7 @@ from courses.services.authoring import (
     spec_problems,
 )
 from courses.services.chapters import chapter_reading_time_refresh
+from courses.services.validation import hint_problem
 
 
 def form_spec(form):
@@ -75,6 +77,38 @@ class ExerciseForm(ModelForm):
         return cleaned
 
 
+class HintFormSet(BaseInlineFormSet):
+    """The rule the course files obey (validate_course): a hint never quotes a line of the
+    solution, judged against the code this same save stores."""
+
+    def clean(self):
+        super().clean()
+        if any(self.errors):
+            return
+        exercise = self.instance
+        problems = [
+            f"Hint {data.get('position')}: {problem}."
+            for form in self.forms
+            for data in [form.cleaned_data]
+            if data and not data.get("DELETE")
+            for problem in [
+                hint_problem(data.get("text") or "", solution=exercise.solution_code, starter=exercise.starter_code)
+            ]
+            if problem
+        ]
+        if problems:
+            raise ValidationError(problems)
+
+
+class HintInline(admin.TabularInline):
+    model = Hint
+    formset = HintFormSet
+    fields = ("position", "text")
+    ordering = ("position",)
+    extra = 0
+    formfield_overrides = {Hint._meta.get_field("text").__class__: {"widget": forms.Textarea(attrs={"rows": 3})}}
+
+
 @admin.register(Exercise)
 class ExerciseAdmin(HistoryAdmin):
     """Exercises are added on their chapter's page (the body places them); here one is edited
@@ -96,6 +130,7 @@ class ExerciseAdmin(HistoryAdmin):
         "verdicts",
     )
     readonly_fields = ("chapter", "slug", "verdicts")
+    inlines = (HintInline,)
 
     class Media:
         # The learners' editor, bundled for the admin (frontend/src/admin.js), and its styles.

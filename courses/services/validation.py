@@ -4,7 +4,7 @@ Everything the importer checks (`course_read`, reused as it is), then what an im
 glossary references anywhere in the text, formulas the renderer's parser refuses, constructs split
 across lines (which the page shows as raw text), and every exercise run through the real sandbox:
 the starter must run and not pass its check, the solution must pass it, and the check's messages
-for the starter must not quote the solution's key lines.
+for the starter must not quote the solution's key lines. No hint may quote them either.
 
 With `warm=True` every run goes as one owner (WARM_OWNER), as a learner's runs do, so after the
 first the runs find a warm sandbox and the timings are those a learner sees on a later run.
@@ -103,6 +103,8 @@ def course_validate(
     if not root.is_dir():
         return report
     _check_text(root, spec, report)
+    if spec is not None:
+        _check_hints(root, spec, report)
     if spec is not None and backend is not None:
         sandbox = check_sandbox(backend) if isinstance(backend, str) else backend
         owner = WARM_OWNER if warm else ""
@@ -153,8 +155,8 @@ def body_check(body: str, first_line: int, *, file: str, glossary: set[str] | No
 
 
 def _check_front_matter(text: str, folder: str, *, file: str, glossary: set[str] | None, report: Validation) -> None:
-    """Exercise instructions are Markdown too, with references and maths (the page renders them
-    with the glossary). Their folded YAML lines join before rendering, so only whole values count."""
+    """Exercise instructions and hints are Markdown too, with references and maths (the page renders
+    them with the glossary). Their folded YAML lines join before rendering, so only whole values count."""
     try:
         front = yaml.safe_load(split_front_matter(text, file=file)[0]) or {}
     except (yaml.YAMLError, ContentError):
@@ -162,18 +164,21 @@ def _check_front_matter(text: str, folder: str, *, file: str, glossary: set[str]
     lines = text.split("\n")
     exercises = front.get("exercises") if isinstance(front, dict) else None
     for exercise in exercises if isinstance(exercises, list) else []:
-        if not isinstance(exercise, dict) or not isinstance(exercise.get("instructions"), str):
+        if not isinstance(exercise, dict):
             continue
         slug = str(exercise.get("slug", ""))
         line = next(
             (n for n, t in enumerate(lines, start=1) if re.match(rf"\s*-?\s*slug:\s*{re.escape(slug)}\s*$", t)), 0
         )
-        instructions = exercise["instructions"]
-        if glossary is not None:
-            for _, _, inner in body_references(instructions, line):
-                _check_reference(inner, glossary, file=file, line=line, report=report)
-        for _, latex in _formulas(_prose(instructions), line):
-            _check_maths(latex, file=file, line=line, report=report)
+        hints = exercise.get("hints")
+        for markdown in [exercise.get("instructions"), *(hints if isinstance(hints, list) else [])]:
+            if not isinstance(markdown, str):
+                continue
+            if glossary is not None:
+                for _, _, inner in body_references(markdown, line):
+                    _check_reference(inner, glossary, file=file, line=line, report=report)
+            for _, latex in _formulas(_prose(markdown), line):
+                _check_maths(latex, file=file, line=line, report=report)
 
 
 def _check_reference(inner: str, glossary: set[str], *, file: str, line: int, report: Validation) -> None:
@@ -304,6 +309,33 @@ def key_lines(*, solution: str, starter: str) -> list[tuple[int, str]]:
         for number, line in enumerate(solution.split("\n"), start=1)
         if len(line.strip()) >= KEY_LINE_MIN and line.strip() not in given
     ]
+
+
+def hint_problem(hint: str, *, solution: str, starter: str) -> str:
+    """Why `hint` cannot be shown (empty: it can). A hint may walk the learner up to the answer,
+    never hand it over: like the check's messages, it quotes no key line of the solution."""
+    flat = " ".join(hint.split())
+    for _number, line in key_lines(solution=solution, starter=starter):
+        if " ".join(line.split()) in flat:
+            return f"the hint gives away a line of the solution: '{line}'"
+    return ""
+
+
+def _check_hints(root: Path, spec: CourseSpec, report: Validation) -> None:
+    for chapter in spec.chapters:
+        file = f"chapters/{chapter.number:02d}-{chapter.slug}/chapter.md"
+        try:
+            lines = (root / file).read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            lines = []
+        for exercise in chapter.exercises:
+            for number, hint in enumerate(exercise.hints, start=1):
+                problem = hint_problem(hint, solution=exercise.solution_code, starter=exercise.starter_code)
+                if problem:
+                    # The hint's first words, as folded YAML keeps them on its first line.
+                    start = " ".join(hint.split()[:6])
+                    line = next((n for n, text in enumerate(lines, start=1) if start in " ".join(text.split())), 0)
+                    report.add(file, line, f"exercise '{exercise.slug}', hint {number}: {problem}")
 
 
 def _line_in(code: str, needle: str) -> int:

@@ -2,6 +2,7 @@
 // Run / Stop / Reset and a live Output pane. Without this script the starter code stays visible.
 import { DraftStore, codeTooLarge, conflictShow, sameVersion } from "./drafts.js";
 import { editorCreate } from "./editor.js";
+import { hintsMount } from "./hints.js";
 import { HistoryPanel } from "./history.js";
 import { OutputPane } from "./output.js";
 import { apiClient, runFollow } from "./runclient.js";
@@ -297,6 +298,8 @@ function exerciseMount(section) {
     reset.after(history.toggle);
     toolbar.after(history.panel);
   }
+
+  hintsMount({ section, api, exerciseId: id });
 
   // Typing in the last second before leaving must not be lost.
   window.addEventListener("pagehide", () => {

@@ -1,5 +1,5 @@
-// Talks to the runs API (DESIGN.md, "Public API contract"), the saved-code API and the attempts
-// API, with the session cookie and the CSRF token the page carries.
+// Talks to the runs API (DESIGN.md, "Public API contract"), the saved-code API, the attempts API
+// and the hints API, with the session cookie and the CSRF token the page carries.
 
 const TERMINAL = new Set(["succeeded", "failed", "timed_out", "error"]);
 const POLL_MS = 500;
@@ -54,6 +54,7 @@ export function apiClient({ csrfToken }) {
     attemptsList: (exerciseId, before) =>
       request("GET", `/api/exercises/${exerciseId}/attempts/${before ? `?before=${encodeURIComponent(before)}` : ""}`),
     attemptGet: (exerciseId, runId) => request("GET", `/api/exercises/${exerciseId}/attempts/${runId}/`),
+    hintReveal: (exerciseId, position) => request("POST", `/api/exercises/${exerciseId}/hints/`, { position }),
   };
 }
 

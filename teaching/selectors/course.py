@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 
-from courses.models import Chapter, Course, Exercise
+from courses.models import Chapter, Course, Exercise, HintReveal
 from teaching.models import (
     ChapterCount,
     ChapterDayCount,
@@ -79,6 +79,9 @@ class ExerciseStats:
     median_runs_to_pass: float | None
     median_duration_ms: float | None
     error_types: list[tuple[str, int]] = field(default_factory=list)
+    # Hints revealed in the range, and by how many learners (courses.models.HintReveal).
+    hints_revealed: int = 0
+    learners_hinted: int = 0
 
 
 @dataclass(frozen=True)
@@ -402,6 +405,7 @@ def exercise_stats_list(
         Exercise.objects.filter(chapter__course=course)
         .select_related("chapter")
         .only("id", "slug", "title", "position", *(f"chapter__{name}" for name in CHAPTER_COLUMNS))
+        .annotate(**_hint_figures(filters))
         .order_by("chapter__number", "position")
     )
     rows = []
@@ -420,6 +424,21 @@ def exercise_stats_list(
                 median_runs_to_pass=as_number(row.get("median_runs_to_pass")),
                 median_duration_ms=as_number(row.get("median_duration_ms")),
                 error_types=row.get("error_types", []),
+                hints_revealed=exercise.hints_revealed,
+                learners_hinted=exercise.learners_hinted,
             )
         )
     return rows
+
+
+def _hint_figures(filters: DashboardFilters) -> dict:
+    """Hints revealed per exercise and the learners who revealed them, in the range and cohort, as
+    subqueries of the exercises' own query: read from the reveals (one index, (exercise, user))."""
+    reveals = HintReveal.objects.filter(filters.in_range("revealed_at"), exercise=OuterRef("pk"))
+    if filters.cohort is not None:
+        reveals = reveals.filter(user__cohort_memberships__cohort=filters.cohort)
+    per_exercise = reveals.order_by().values("exercise")
+    return {
+        "hints_revealed": Coalesce(Subquery(per_exercise.annotate(n=Count("id")).values("n")[:1]), 0),
+        "learners_hinted": Coalesce(Subquery(per_exercise.annotate(n=Count("user", distinct=True)).values("n")[:1]), 0),
+    }

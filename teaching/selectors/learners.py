@@ -8,7 +8,17 @@ from dataclasses import dataclass
 from django.db.models import Count, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 
-from courses.models import Chapter, ChapterProgress, Course, Enrolment, ExerciseState, QuizAnswer
+from courses.models import (
+    Chapter,
+    ChapterProgress,
+    Course,
+    Enrolment,
+    Exercise,
+    ExerciseState,
+    Hint,
+    HintReveal,
+    QuizAnswer,
+)
 from runner.models import Run
 
 RUNS_PER_PAGE = 20
@@ -25,17 +35,27 @@ class LearnerChapterRow:
 
 
 @dataclass(frozen=True)
+class LearnerExerciseRow:
+    exercise: Exercise
+    runs: int
+    runs_to_pass: int | None  # runs up to and with the first that passed; None: none passed yet
+    hints_revealed: int
+    hints_total: int
+
+
+@dataclass(frozen=True)
 class LearnerDetail:
     course: Course
     learner: object  # the user model
     enrolment: Enrolment
     chapters: list[LearnerChapterRow]
     answers: list[QuizAnswer]
+    exercises: list[LearnerExerciseRow]
 
 
 def learner_detail(*, course: Course, learner) -> LearnerDetail:
-    """One learner's chapters and quiz answers in the course (runs come page by page from
-    learner_run_list). Three queries."""
+    """One learner's chapters, quiz answers and exercises in the course (runs come page by page
+    from learner_run_list). Four queries."""
     enrolment = Enrolment.objects.get(course=course, user=learner)
     progress = ChapterProgress.objects.filter(user=learner, chapter=OuterRef("pk"))
     # The learner's passes per chapter as a subquery on their own rows: a filtered count over the
@@ -68,6 +88,7 @@ def learner_detail(*, course: Course, learner) -> LearnerDetail:
         course=course,
         learner=learner,
         enrolment=enrolment,
+        exercises=_exercise_rows(course=course, learner=learner),
         chapters=[
             LearnerChapterRow(
                 chapter=c,
@@ -81,6 +102,42 @@ def learner_detail(*, course: Course, learner) -> LearnerDetail:
         ],
         answers=answers,
     )
+
+
+def _count(rows: QuerySet) -> Coalesce:
+    return Coalesce(Subquery(rows.order_by().values("exercise").annotate(n=Count("pk")).values("n")[:1]), 0)
+
+
+def _exercise_rows(*, course: Course, learner) -> list[LearnerExerciseRow]:
+    """The exercises the learner ran or took hints for: runs, runs to the first pass and hints
+    revealed beside each other, as subqueries on the learner's own rows (indexed by exercise and
+    user)."""
+    runs = Run.objects.filter(user=learner, exercise=OuterRef("pk"))
+    first_pass = Run.objects.filter(user=learner, exercise=OuterRef(OuterRef("pk")), passed=True).order_by("created_at")
+    exercises = (
+        Exercise.objects.filter(chapter__course=course)
+        .select_related("chapter")
+        .only("id", "slug", "title", "position", "chapter__number", "chapter__title")
+        .annotate(
+            runs_count=_count(runs),
+            passes=_count(runs.filter(passed=True)),
+            upto_pass=_count(runs.filter(created_at__lte=Subquery(first_pass.values("created_at")[:1]))),
+            hints_revealed=_count(HintReveal.objects.filter(user=learner, exercise=OuterRef("pk"))),
+            hints_total=_count(Hint.objects.filter(exercise=OuterRef("pk"))),
+        )
+        .order_by("chapter__number", "position")
+    )
+    return [
+        LearnerExerciseRow(
+            exercise=e,
+            runs=e.runs_count,
+            runs_to_pass=e.upto_pass if e.passes else None,
+            hints_revealed=e.hints_revealed,
+            hints_total=e.hints_total,
+        )
+        for e in exercises
+        if e.runs_count or e.hints_revealed
+    ]
 
 
 def learner_run_list(*, course: Course, learner) -> QuerySet[Run]:

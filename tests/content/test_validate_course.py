@@ -38,6 +38,12 @@ TEXT_PROBLEMS = [
         id="split-construct",
     ),
     pytest.param(
+        "leaky-hint",
+        f"{CHAPTER}/chapter.md:14: exercise 'double-it', hint 2: the hint gives away a line of the solution: "
+        "'return 2 * x'",
+        id="hint-leaks-a-solution-line",
+    ),
+    pytest.param(
         "broken-lib",
         "lib/groundup.py:4: Python syntax error: expected ':'",
         id="broken-lib-module",

@@ -219,3 +219,31 @@ def test_it_adds_quiz_questions_only_with_their_choices(client, course, admin_us
     assert refused.status_code == 200
     assert "This question has 0 choices; a question has 2 to 6." in refused.content.decode()
     assert not chapter.questions.filter(position=9).exists()
+
+
+def test_it_edits_an_exercises_hints_and_refuses_one_that_quotes_the_solution(
+    client, course, admin_user, local_backend
+):
+    client.force_login(admin_user)
+    exercise = Exercise.objects.get(slug="make-a-tensor")
+    url = reverse("admin:courses_exercise_change", args=[exercise.pk])
+    data = _form_data(client.get(url))
+    assert data["hints-TOTAL_FORMS"] == 2
+    data["hints-1-text"] = "Write it out: t = torch.tensor([1.0, 2.0, 3.0])"
+
+    refused = client.post(url, data)
+
+    assert refused.status_code == 200
+    assert "Hint 2: the hint gives away a line of the solution: &#x27;t = torch.tensor([1.0, 2.0, 3.0])&#x27;." in (
+        refused.content.decode()
+    )
+    assert exercise.hints.get(position=2).text.startswith("`torch.tensor` takes a whole list")
+
+    data["hints-1-text"] = "Three values, each a float: the list decides the length."
+    saved = client.post(url, data)
+
+    assert saved.status_code == 302
+    assert list(exercise.hints.values_list("text", flat=True)) == [
+        "`t` holds one number now: count the values in the list.",
+        "Three values, each a float: the list decides the length.",
+    ]

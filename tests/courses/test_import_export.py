@@ -50,6 +50,11 @@ def test_it_imports_a_course_folder(course_dir, make_user):
     assert exercises[1].starter_code == (course_dir / "chapters/02-attention/on-the-gpu.py").read_text()
     first = course.chapters.get(slug="first-steps").exercises.get()
     assert first.check_code.startswith("def check(ns):")
+    assert list(first.hints.values_list("position", "text")) == [
+        (1, "`t` holds one number now: count the values in the list."),
+        (2, "`torch.tensor` takes a whole list, so the list needs three values."),
+    ]
+    assert not exercises[0].hints.exists()
     questions = list(attention.questions.all())
     assert [q.prompt for q in questions] == ["What does a query stand for?", "What does softmax return?"]
     assert [(c.position, c.is_correct) for c in questions[1].choices.all()] == [(1, False), (2, True), (3, False)]
@@ -57,7 +62,7 @@ def test_it_imports_a_course_folder(course_dir, make_user):
     assert sorted(course.glossary.values_list("term", flat=True)) == ["Query", "attention", "softmax"]
     assert course.glossary.get(term="softmax").definition.endswith("\n\nUsed everywhere in attention.")
     assert report.summary() == (
-        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 questions, 5 choices, "
+        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 hints, 2 questions, 5 choices, "
         "3 glossary terms; updated nothing; removed nothing."
     )
 
@@ -176,6 +181,7 @@ def test_it_refuses_to_export_over_a_folder_that_is_not_a_course(course_dir, tmp
 # --- Broken files -----------------------------------------------------------------------------
 
 Q = "chapters/02-attention/quiz.yaml"
+C1 = "chapters/01-first-steps/chapter.md"
 C2 = "chapters/02-attention/chapter.md"
 
 
@@ -250,8 +256,26 @@ BROKEN = [
     ),
     pytest.param(
         lambda d: edit(d / C2, "    gpu: true", "    gpus: true"),
-        f"{C2}:18: exercise 2: unknown key 'gpus' (allowed: gpu, instructions, slug, time_limit, title)",
+        f"{C2}:18: exercise 2: unknown key 'gpus' (allowed: gpu, hints, instructions, slug, time_limit, title)",
         id="unknown-exercise-key",
+    ),
+    pytest.param(
+        lambda d: edit(d / C1, "needs three values.\n", "needs three values.\n      - ''\n"),
+        f"{C1}:12: exercise 'make-a-tensor': hint 3 is empty",
+        id="empty-hint",
+    ),
+    pytest.param(
+        lambda d: edit(
+            d / C1, '      - "`t` holds one number now: count the values in the list."', "      - Count: three"
+        ),
+        f"{C1}:12: exercise 'make-a-tensor': hint 1 must be text; YAML read a mapping: put a hint with ': ' in it "
+        "in quotes or after '>'",
+        id="hint-read-as-a-mapping",
+    ),
+    pytest.param(
+        lambda d: edit(d / C1, "    hints:\n", "    hints:\n" + "      - Again.\n" * 5),
+        f"{C1}:12: exercise 'make-a-tensor': 7 hints; at most 6 are shown one by one",
+        id="too-many-hints",
     ),
     pytest.param(
         lambda d: (d / "chapters/03-coming-soon").rename(d / "chapters/03-later"),
@@ -365,7 +389,7 @@ def test_it_imports_and_exports_with_the_commands(course_dir, tmp_path):
 
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip() == (
-        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 questions, 5 choices, "
+        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 hints, 2 questions, 5 choices, "
         "3 glossary terms; updated nothing; removed nothing."
     )
     assert again.stdout.strip().endswith("created nothing; updated nothing; removed nothing.")

@@ -11,7 +11,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Question
+from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Hint, Question
 from courses.services.chapters import chapter_reading_time_refresh, rows_park
 from courses.services.content_io.reader import course_read
 from courses.services.content_io.specs import ChapterSpec, ContentError, CourseSpec
@@ -30,7 +30,7 @@ class ImportReport:
 
     def summary(self) -> str:
         def counts(counter: Counter) -> str:
-            kinds = ["course", "chapter", "exercise", "question", "choice", "glossary term", "module"]
+            kinds = ["course", "chapter", "exercise", "hint", "question", "choice", "glossary term", "module"]
             parts = [f"{counter[kind]} {kind}{'s' if counter[kind] != 1 else ''}" for kind in kinds if counter[kind]]
             return ", ".join(parts) or "nothing"
 
@@ -105,6 +105,19 @@ def _sync_exercises(chapter: Chapter, spec: ChapterSpec, report: ImportReport) -
             "needs_gpu": exercise.needs_gpu,
         }
         _upsert(row, values, kind="exercise", report=report)
+        _sync_hints(row, exercise.hints, report)
+
+
+def _sync_hints(exercise: Exercise, texts: list[str], report: ImportReport) -> None:
+    """Hints are matched by position, so an edited hint keeps the learners' reveals of it."""
+    existing = {hint.position: hint for hint in exercise.hints.all()}
+    for position, hint in existing.items():
+        if position > len(texts):
+            hint.delete()
+            report.removed["hint"] += 1
+    for position, text in enumerate(texts, start=1):
+        row = existing.get(position) or Hint(exercise=exercise, position=position)
+        _upsert(row, {"text": text}, kind="hint", report=report)
 
 
 def _sync_quiz(chapter: Chapter, spec: ChapterSpec, report: ImportReport) -> None:

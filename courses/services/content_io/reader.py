@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from courses.models import (
+    HINT_TEXT_MAX,
     RESERVED_CHAPTER_SLUGS,
     TIME_LIMIT_MAX_S,
     Chapter,
@@ -24,6 +25,7 @@ from courses.services.content_io.rules import (
     CHOICE_KEYS,
     COURSE_KEYS,
     EXERCISE_KEYS,
+    HINTS_MAX,
     MAX_NUMBER,
     QUESTION_KEYS,
     TERM_KEYS,
@@ -141,7 +143,31 @@ def _read_exercise(item: Any, *, index: int, chapter: MappingReader, folder: Pat
         solution_code=solution_code,
         time_limit_s=time_limit,
         needs_gpu=entry.flag("gpu", default=False),
+        hints=_read_hints(entry),
     )
+
+
+def _read_hints(entry: MappingReader) -> list[str]:
+    """`hints:` is a list of Markdown texts, revealed to the learner in this order."""
+    items = entry.items("hints")
+    if len(items) > HINTS_MAX:
+        raise entry.error("hints", f"{len(items)} hints; at most {HINTS_MAX} are shown one by one")
+    hints = []
+    for number, item in enumerate(items, start=1):
+        if isinstance(item, dict):
+            raise entry.error(
+                "hints",
+                f"hint {number} must be text; YAML read a mapping: put a hint with ': ' in it in quotes or after '>'",
+            )
+        if isinstance(item, bool) or not isinstance(item, str | int | float):
+            raise entry.error("hints", f"hint {number} must be text")
+        text = str(item).replace("\r\n", "\n").strip()
+        if not text:
+            raise entry.error("hints", f"hint {number} is empty")
+        if len(text) > HINT_TEXT_MAX:
+            raise entry.error("hints", f"hint {number} is {len(text)} characters long; at most {HINT_TEXT_MAX} fit")
+        hints.append(text)
+    return hints
 
 
 def _read_quiz(folder: Path, *, rel: str) -> list[QuestionSpec]:

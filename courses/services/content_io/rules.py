@@ -18,7 +18,9 @@ MAX_NUMBER = PARK - 1
 
 COURSE_KEYS = {"slug", "title", "level", "published", "summary", "instructors"}
 CHAPTER_KEYS = {"slug", "title", "summary", "lede", "published", "exercises"}
-EXERCISE_KEYS = {"slug", "title", "instructions", "time_limit", "gpu"}
+EXERCISE_KEYS = {"slug", "title", "instructions", "hints", "time_limit", "gpu"}
+# An exercise's hints: revealed one at a time, so a handful is plenty.
+HINTS_MAX = 6
 QUESTION_KEYS = {"type", "prompt", "choices"}
 CHOICE_KEYS = {"text", "correct", "explanation"}
 TERM_KEYS = {"term", "definition"}

@@ -28,6 +28,7 @@ class ExerciseSpec:
     time_limit_s: int
     needs_gpu: bool
     position: int = 0
+    hints: list[str] = field(default_factory=list)
 
 
 @dataclass

@@ -82,7 +82,7 @@ def course_export(*, course: Course, path: str | Path) -> None:
     for module in course.modules.order_by("name"):
         _write(root / "lib" / f"{module.name}.py", module.source.replace("\r\n", "\n"))
 
-    chapters = course.chapters.order_by("number").prefetch_related("exercises", "questions__choices")
+    chapters = course.chapters.order_by("number").prefetch_related("exercises__hints", "questions__choices")
     for chapter in chapters:
         folder = root / "chapters" / f"{chapter.number:02d}-{chapter.slug}"
         front = {"slug": chapter.slug, "title": chapter.title}
@@ -102,6 +102,7 @@ def course_export(*, course: Course, path: str | Path) -> None:
                     "slug": exercise.slug,
                     "title": exercise.title,
                     **({"instructions": _clean(exercise.instructions)} if exercise.instructions.strip() else {}),
+                    **({"hints": [_clean(hint.text) for hint in exercise.hints.all()]} if exercise.hints.all() else {}),
                     "time_limit": exercise.time_limit_s,
                     "gpu": exercise.needs_gpu,
                 }
