@@ -65,6 +65,9 @@ class RunRequest:
     code: str
     check_code: str = ""
     limits: Limits = field(default_factory=Limits)
+    # The exercise's probe (<slug>.probe.py): its functions called on fresh inputs once the program
+    # has ended, for the check to judge (sandbox/harness/probe.py). Public like the instructions.
+    probe_code: str = ""
     gpu: bool = False
     # The learner the run belongs to: a warm sandbox serves one owner only. Empty: always cold.
     owner: str = ""

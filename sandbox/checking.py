@@ -58,8 +58,10 @@ def sandbox_check_run(
     time_limit_s: float,
     modules: tuple[tuple[str, str], ...] = (),
     owner: str = "",
+    probe_code: str = "",
 ) -> CheckedRun:
-    """Run `code`, then `check_code`'s check(ns) on what it left, with the limits every run has and
+    """Run `code`, then `check_code`'s check(ns) on what it left (with `probe_code`, check(ns, probed)
+    on its functions' calls as well: sandbox/harness/probe.py), with the limits every run has and
     the exercise's time limit (within the cap). `modules`: the course's (name, source) modules.
     `owner`: runs of one owner may reuse a warm sandbox; empty, each starts cold."""
     events: list[dict] = []
@@ -67,6 +69,7 @@ def sandbox_check_run(
         run_id=run_id,
         code=code,
         check_code=check_code,
+        probe_code=probe_code,
         limits=Limits(wall_s=float(min(time_limit_s, Limits.WALL_CAP_S))),
         modules=modules,
         owner=owner,

@@ -37,6 +37,8 @@ def request_payload(
     whose sandbox outlives it)."""
     limits = request.limits
     harness_limits = {
+        # The probe after the program must end inside the run's wall, which counts from the ready line.
+        "wall_s": limits.wall_s,
         "output_bytes": limits.output_bytes,
         "images": limits.images,
         "image_bytes": limits.image_bytes,
@@ -53,6 +55,8 @@ def request_payload(
         "modules": [list(module) for module in request.modules],
         # Whether the program hands its variables over for a check (the learner knows that much).
         "export": bool(request.check_code),
+        # Read by the supervisor for the probe after the program (no secret: it holds no answer).
+        "probe": request.probe_code if request.check_code else "",
     }
     # Two lines: the harness's supervisor reads the first; the check's own process, once the run's
     # processes are gone, reads the second (the check's source and the run's nonce). Each comes

@@ -10,7 +10,7 @@ run until then, the data the learner's code left (its module globals, converted 
 see `encode`), on which it runs the exercise's check, never on live objects.
 
 A request is two JSON lines on stdin, each after a line with its length in bytes (`read_frame`):
-{"code", "limits", "modules", "export"}, which the
+{"code", "limits", "modules", "export", "probe"}, which the
 supervisor reads and hands to the run's process, then {"check", "nonce"}, which the supervisor
 never reads: the check's own process reads it once the run's processes are gone (so no process
 forked from the supervisor later can find the check's source or the nonce in its memory).
@@ -32,10 +32,16 @@ that. The supervisor imports torch, numpy and matplotlib at its start (warm, or 
 a check), so the run's and the check's processes forked from it do not; it never initialises CUDA
 (a GPU sandbox's run process does, to cap its share of GPU memory).
 
+An exercise with a probe (`probe`: its <slug>.probe.py) also has its functions judged on inputs
+the program never saw: once the run's processes are gone and before the check's process reads its
+line, the supervisor forks a probe that runs only the learner's definitions and calls them on
+inputs from a fresh seed (probe.py); the check gets the calls as data, check(ns, probed).
+
 The harness is a package of modules, bottom to top: output (the channel, the pumps, figures,
 errors), data (the learner's variables as data), frames (reading a request), program (the run's
-process), check (the check's process), processes (children forked ahead, killing a run), resets
-(a warm sandbox back to its start), supervisor (PID 1). The sandbox runs the package's folder
+process), probe (the learner's functions on fresh inputs), check (the check's process), processes
+(children forked ahead, killing a run), resets (a warm sandbox back to its start), supervisor
+(PID 1). The sandbox runs the package's folder
 (__main__.py); the worker imports it as sandbox.harness for a few names.
 """
 

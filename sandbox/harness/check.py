@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import inspect
 import json
 import os
 import resource
 import signal
 
-from .data import decode_namespace
+from .data import decode, decode_namespace
 from .frames import read_frame
 from .output import CHUNK
+from .probe import PROBE_WALL_S, probe_calls
 from .program import install_modules, set_limits, write_all
 
 # --- the check (in a process of its own, after the run's processes are gone) -----------------------
@@ -21,11 +23,53 @@ CHECK_UNREADABLE = "The check could not read what your code left behind. Keep th
 CHECK_BROKEN = "The check could not run on this code."
 
 
-def run_check(check_code: str, ns: dict) -> dict:
+PROBE_UNREADABLE = (
+    "Calling your functions on fresh inputs did not finish: they ran past the time limit (at most "
+    f"{PROBE_WALL_S:g} s after your program), returned too much, or their process was stopped."
+)
+
+
+class ProbeCall:
+    """One call the probe made of a learner's function, as a check sees it: the function's name,
+    the arguments (made again here from the seed, never taken back from the probe), and what came
+    back as data (`value`) or the error it raised (`error`, empty when none)."""
+
+    def __init__(self, function: str, args: tuple, kwargs: dict, value=None, error: str = ""):
+        self.function, self.args, self.kwargs, self.value, self.error = function, args, kwargs, value, error
+
+    def __repr__(self) -> str:
+        return f"<call of {self.function}(): {'error ' + self.error if self.error else 'a value'}>"
+
+
+def probe_read(probe: dict, results: bytes) -> list[ProbeCall]:
+    calls, _ = probe_calls(probe["source"], int(probe["seed"]))
+    try:
+        raw = json.loads(results.decode("utf-8")) if probe.get("ok") else None
+    except ValueError:
+        raw = None
+    if not isinstance(raw, list) or len(raw) != len(calls):
+        return [ProbeCall(name, args, kwargs, error=PROBE_UNREADABLE) for name, args, kwargs in calls]
+    out = []
+    for (name, args, kwargs), result in zip(calls, raw, strict=True):
+        if isinstance(result, dict) and "error" in result:
+            out.append(ProbeCall(name, args, kwargs, error=str(result["error"])))
+            continue
+        try:
+            out.append(ProbeCall(name, args, kwargs, value=decode(result["value"])))
+        except Exception:
+            out.append(ProbeCall(name, args, kwargs, error="what your function returned could not be read"))
+    return out
+
+
+def run_check(check_code: str, ns: dict, probed: list[ProbeCall] | None = None) -> dict:
+    """The exercise's check(ns), or check(ns, probed) when the exercise has a probe (a check that
+    takes a second parameter gets the probe's calls)."""
     try:
         check_ns: dict = {"__name__": "exercise_check"}
         exec(compile(check_code, "<check>", "exec"), check_ns)  # noqa: S102 - the exercise's own check
-        result = check_ns["check"](ns)
+        check = check_ns["check"]
+        takes_probe = len(inspect.signature(check).parameters) >= 2
+        result = check(ns, probed) if takes_probe else check(ns)
         passed, message = result if isinstance(result, tuple) else (result, "")
         return {"passed": passed is True, "message": str(message)[:2000]}
     except BaseException:
@@ -33,7 +77,9 @@ def run_check(check_code: str, ns: dict) -> dict:
         return {"passed": False, "message": CHECK_BROKEN}
 
 
-def checker(data: bytes | None, modules, limits: dict, *, exit_code: int, oom: bool) -> None:
+def checker(
+    data: bytes | None, modules, limits: dict, *, exit_code: int, oom: bool, probe: dict | None, results: bytes
+) -> None:
     """The check's process, once every process of the run is gone: it reads the request's second
     line ({"check", "nonce"}) from stdin itself, so neither the check's source nor the nonce ever
     enters the supervisor's memory (from which the next run's process is forked); runs the check on
@@ -60,7 +106,16 @@ def checker(data: bytes | None, modules, limits: dict, *, exit_code: int, oom: b
                 ns = decode_namespace(data) if data else None
             except Exception:
                 ns = None
-            verdict = run_check(check_code, ns) if ns is not None else {"passed": False, "message": CHECK_UNREADABLE}
+            if ns is None:
+                verdict = {"passed": False, "message": CHECK_UNREADABLE}
+            else:
+                try:
+                    probed = probe_read(probe, results) if probe else None
+                except Exception:
+                    probed = None
+                    verdict = {"passed": False, "message": CHECK_BROKEN}  # the probe source itself broke
+                else:
+                    verdict = run_check(check_code, ns, probed)
         # A newline first: the run's last line may lack one, and the end line must start a line.
         end = {"type": "end", "nonce": nonce, "check": verdict, "exit_code": exit_code, "oom": oom}
         write_all(out, ("\n" + json.dumps(end) + "\n").encode())
@@ -103,10 +158,30 @@ class Checker:
         except (ChildProcessError, ProcessLookupError, OSError):
             return False
 
-    def hand(self, data: bytes | None, modules, limits: dict, *, exit_code: int, oom: bool) -> None:
-        head = {"exit_code": exit_code, "oom": oom, "modules": modules, "limits": limits, "data": data is not None}
+    def hand(
+        self,
+        data: bytes | None,
+        modules,
+        limits: dict,
+        *,
+        exit_code: int,
+        oom: bool,
+        probe: dict | None = None,
+        results: bytes | None = None,
+    ) -> None:
+        """`probe`: {"source", "seed"} when the probe ran, and its `results` (None: it did not
+        finish)."""
+        head = {
+            "exit_code": exit_code,
+            "oom": oom,
+            "modules": modules,
+            "limits": limits,
+            "data": data is not None,
+            "data_len": len(data or b""),
+            "probe": {**probe, "ok": results is not None} if probe else None,
+        }
         with contextlib.suppress(OSError):  # a checker that died says nothing on DONE_FD
-            write_all(self.handover_w, json.dumps(head).encode() + b"\n" + (data or b""))
+            write_all(self.handover_w, json.dumps(head).encode() + b"\n" + (data or b"") + (results or b""))
         os.close(self.handover_w)
 
     def wait_done(self) -> None:
@@ -140,15 +215,18 @@ def fork_checker() -> Checker:
             while chunk := os.read(HANDOVER_FD, CHUNK):
                 chunks.append(chunk)
             if chunks:  # nothing: the sandbox is closing
-                head, _, data = b"".join(chunks).partition(b"\n")
+                head, _, rest = b"".join(chunks).partition(b"\n")
                 end = json.loads(head)
                 del chunks
+                data, results = rest[: end["data_len"]], rest[end["data_len"] :]
                 checker(
                     data if end["data"] else None,
                     end["modules"],
                     end["limits"],
                     exit_code=end["exit_code"],
                     oom=end["oom"],
+                    probe=end["probe"],
+                    results=results,
                 )
         os._exit(0)
     os.close(handover_r)

@@ -12,6 +12,7 @@ import time
 
 from .check import fork_checker
 from .frames import read_frame
+from .probe import CHECK_MARGIN_S, PROBE_WALL_S, fork_probe, probe_seed, read_results
 from .processes import CATCHABLE, cuda_initialised, fork_child, kill_all, oom_kills, set_dumpable, stop_run, warm_up
 from .resets import WRITABLE, remove, snapshot, wipe
 
@@ -23,7 +24,9 @@ from .resets import WRITABLE, remove, snapshot, wipe
 # next request's code as `run_program` does, the other the check (`Checker`). When the run's process
 # reports its exit code (or exits) the supervisor kills every other process in the sandbox but the
 # check's and waits until each is in exit, where it runs nothing of its own; then the check's
-# process runs the check and writes the end line, and the supervisor kills it too. A warm
+# process runs the check and writes the end line, and the supervisor kills it too (between the two,
+# for an exercise with a probe, a probe forked from here calls the learner's functions on fresh
+# inputs, and everything it started is killed before the check's process reads a thing). A warm
 # supervisor then removes every file the run left in the writable folders and SysV IPC objects, puts
 # back the folders' modification times and extended attributes, and checks that what it cannot restore (device
 # nodes, folder modes) is untouched; if not, it says "tainted" and exits, and the worker starts over
@@ -110,6 +113,7 @@ def supervise(*, warm: bool) -> int:
                 return 0  # the worker handed the sandbox back
             request = json.loads(line)
             modules, limits = request.get("modules"), request.get("limits") or {}
+            code, probe_source = str(request.get("code") or ""), str(request.get("probe") or "")
         except (ValueError, AttributeError):
             return refuse("the request is not a JSON object", warm=warm)
         ooms = oom_kills()
@@ -126,12 +130,32 @@ def supervise(*, warm: bool) -> int:
         stop_run(spare=check.pid)
         data = child.take_rest()
         oom = oom_kills() > ooms
+        probe, results = None, None
+        if exit_code == 0 and data is not None and probe_source:
+            # The exercise's functions on fresh inputs, in a process forked from here once the
+            # run's are gone (probe.py); its processes end before the check's process reads a thing.
+            seed = probe_seed()
+            probe = {"source": probe_source, "seed": seed}
+            results_r = fork_probe(code=code, source=probe_source, seed=seed, modules=modules, limits=limits)
+            # Inside the run's wall (it counts from the ready line), leaving the check its moment.
+            left = float(limits.get("wall_s") or PROBE_WALL_S) - (time.monotonic() - run_started) - CHECK_MARGIN_S
+            results = read_results(results_r, wall_s=min(PROBE_WALL_S, left))
+            stop_run(spare=check.pid)
+        del code
         if not check.untouched():
             check.discard()
             stop_run()
             check = fork_checker()
-        check.hand((data or b"") if exit_code == 0 else None, modules, limits, exit_code=exit_code, oom=oom)
-        del data
+        check.hand(
+            (data or b"") if exit_code == 0 else None,
+            modules,
+            limits,
+            exit_code=exit_code,
+            oom=oom,
+            probe=probe,
+            results=results,
+        )
+        del data, results
         check.wait_done()
         stop_run()
         clean = wipe(shot) if shot is not None else True  # a snapshot is taken when warm
