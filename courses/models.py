@@ -163,6 +163,11 @@ class Exercise(models.Model):
     solution_code = models.TextField(
         blank=True, help_text="A reference solution for authors and tests; never shown to learners."
     )
+    probe_code = models.TextField(
+        blank=True,
+        help_text="Optional Python defining calls(seed) -> [(function name, args)] and BY_HAND: the learner's "
+        "functions called on fresh inputs after their program, for check(ns, probed) (FORMAT.md).",
+    )
     time_limit_s = models.PositiveSmallIntegerField(
         default=20,
         validators=[MinValueValidator(limits.WALL_MIN_S), MaxValueValidator(TIME_LIMIT_MAX_S)],

@@ -179,6 +179,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         run_id=str(run.pk),
         code=run.code,
         check_code=exercise.check_code,
+        probe_code=exercise.probe_code,
         limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
         # The queue says where it went: a GPU exercise with no GPU worker ran on a CPU worker.
         gpu=run.queue == Run.Queue.GPU,

@@ -162,6 +162,7 @@ class ExerciseInline(admin.StackedInline):
         "instructions",
         "starter_code",
         "check_code",
+        "probe_code",
         "solution_code",
         ("time_limit_s", "needs_gpu"),
         "verdicts",

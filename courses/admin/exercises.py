@@ -61,7 +61,16 @@ def report_validation(model_admin, request, validation, *, quiet_pass: bool = Fa
 class ExerciseForm(ModelForm):
     class Meta:
         model = Exercise
-        fields = ("title", "instructions", "starter_code", "check_code", "solution_code", "time_limit_s", "needs_gpu")
+        fields = (
+            "title",
+            "instructions",
+            "starter_code",
+            "check_code",
+            "probe_code",
+            "solution_code",
+            "time_limit_s",
+            "needs_gpu",
+        )
 
     def clean(self):
         cleaned = super().clean()
@@ -125,6 +134,7 @@ class ExerciseAdmin(HistoryAdmin):
         "instructions",
         "starter_code",
         "check_code",
+        "probe_code",
         "solution_code",
         ("time_limit_s", "needs_gpu"),
         "verdicts",

@@ -54,7 +54,10 @@ def exercise_code_digest(*, exercise: Exercise | ExerciseSpec, modules: tuple) -
     """What a validation judged: the code, the time limit and the course's modules."""
     made_of = [
         # As the sandbox gets it: a browser's CRLF line ends and the admin form's trimming change nothing.
-        *(_code(text) for text in (exercise.starter_code, exercise.check_code, exercise.solution_code)),
+        *(
+            _code(text)
+            for text in (exercise.starter_code, exercise.check_code, exercise.solution_code, exercise.probe_code)
+        ),
         int(exercise.time_limit_s),
         bool(exercise.needs_gpu),
         sorted(modules),
@@ -107,14 +110,15 @@ def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, back
     rel = f"chapters/{chapter.number:02d}-{chapter.slug}"
     report = Validation()
     # Syntax first, with the line: a broken file never reaches the sandbox.
-    for code, suffix, needs_check in (
-        (spec.starter_code, ".py", False),
-        (spec.check_code, ".check.py", True),
-        (spec.solution_code, ".solution.py", False),
+    for code, suffix, defines in (
+        (spec.starter_code, ".py", ""),
+        (spec.check_code, ".check.py", "check"),
+        (spec.solution_code, ".solution.py", ""),
+        (spec.probe_code, ".probe.py", "calls"),
     ):
         if code:
             try:
-                check_python(code, file=f"{rel}/{spec.slug}{suffix}", needs_check=needs_check)
+                check_python(code, file=f"{rel}/{spec.slug}{suffix}", defines=defines)
             except ContentError as error:
                 report.add(error.file, error.line, error.problem)
     if report.problems:
@@ -209,6 +213,7 @@ def exercise_spec(*, exercise: Exercise) -> ExerciseSpec:
         starter_code=exercise.starter_code,
         check_code=exercise.check_code,
         solution_code=exercise.solution_code,
+        probe_code=exercise.probe_code,
         time_limit_s=exercise.time_limit_s,
         needs_gpu=exercise.needs_gpu,
         position=exercise.position,

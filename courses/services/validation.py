@@ -295,6 +295,7 @@ def _run(sandbox: CheckSandbox, exercise: ExerciseSpec, code: str, modules: tupl
         run_id=f"validate-{uuid.uuid4().hex[:12]}",
         code=code,
         check_code=exercise.check_code,
+        probe_code=exercise.probe_code,
         time_limit_s=exercise.time_limit_s,
         modules=modules,
         owner=owner,

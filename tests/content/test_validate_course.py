@@ -176,3 +176,18 @@ def test_the_command_exits_0_on_the_demo_course():
     assert done.returncode == 0, done.stdout + done.stderr
     assert "running chapters/10-scaling-and-efficiency/mixed-precision-anywhere" in done.stderr
     assert re.search(r"no problems, \d+ exercises run in the sandbox", done.stderr), done.stderr
+
+
+def test_a_probe_judges_the_function_on_inputs_the_program_never_saw(local_sandbox, tmp_path):
+    assert problems(FIXTURES / "probed", backend=local_sandbox) == []
+    # What passed the check on `result` alone: right on the one input the program used.
+    course = shutil.copytree(FIXTURES / "probed", tmp_path / "course")
+    (course / CHAPTER / "double-it.solution.py").write_text(
+        "def double(x):\n    return 42 if x == 21 else x\n\n\nresult = double(21)\n"
+    )
+    [problem] = problems(course, backend=local_sandbox)
+    assert re.match(
+        rf"{CHAPTER}/double-it.solution.py:2: the solution does not pass its check \(succeeded: double\(-?\d+\) gave "
+        r"-?\d+; twice -?\d+ is -?\d+\.\)$",
+        problem,
+    ), problem

@@ -335,6 +335,11 @@ BROKEN = [
         id="check-without-check",
     ),
     pytest.param(
+        lambda d: (d / "chapters/01-first-steps/make-a-tensor.probe.py").write_text("def call(seed):\n    return []\n"),
+        "chapters/01-first-steps/make-a-tensor.probe.py:1: a probe file must define calls(seed)",
+        id="probe-without-calls",
+    ),
+    pytest.param(
         lambda d: (d / "chapters/01-first-steps/make-a-tensor.check.py").write_text("def check(ns):\n    return (\n"),
         "chapters/01-first-steps/make-a-tensor.check.py:2: Python syntax error: '(' was never closed",
         id="check-syntax-error",
@@ -465,3 +470,15 @@ def test_a_chapter_slug_a_course_page_uses_fails_validation():
 
     with pytest.raises(ValidationError, match="taken by a course page"):
         Chapter(slug="glossary").clean()
+
+
+def test_it_imports_and_exports_an_exercises_probe(course_dir, tmp_path):
+    probe = "def calls(seed):\n    return [('make', (seed % 7,))]\n"
+    (course_dir / "chapters/01-first-steps/make-a-tensor.probe.py").write_text(probe)
+
+    course_import(path=course_dir)
+    course_export(course=Course.objects.get(), path=tmp_path / "out")
+
+    assert Exercise.objects.get(slug="make-a-tensor").probe_code == probe
+    assert (tmp_path / "out/chapters/01-first-steps/make-a-tensor.probe.py").read_text() == probe
+    assert not (tmp_path / "out/chapters/02-attention/score-keys.probe.py").exists()

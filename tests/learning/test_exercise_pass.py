@@ -91,3 +91,32 @@ def test_it_does_not_take_a_printed_check_event_for_a_pass(exercise, make_learne
     run = _run(user=learner, exercise=exercise, code=code, backend=local_backend)
     assert not any(e["type"] == "check" and e["passed"] is True for e in run.outputs)
     assert _passed_at(learner, exercise) is None
+
+
+PROBE = "import random\n\n\ndef calls(seed):\n    return [('double', (random.Random(seed).randint(1, 10**6),))]\n"
+PROBED_CHECK = """
+def check(ns, probed):
+    [call] = probed
+    if call.error or call.value != 2 * call.args[0]:
+        return False, f"double({call.args[0]}) gave {call.error or call.value}, not {2 * call.args[0]}."
+    return True, "double is right on a number your program never saw."
+"""
+
+
+def test_a_learners_run_of_an_exercise_with_a_probe_is_judged_on_its_function(exercise, make_learner, local_backend):
+    Exercise.objects.filter(pk=exercise.pk).update(check_code=PROBED_CHECK, probe_code=PROBE)
+    exercise.refresh_from_db()
+    learner = make_learner()
+    lucky = _run(
+        user=learner,
+        exercise=exercise,
+        code="def double(x):\n    return 42\n\nprint(double(21))",
+        backend=local_backend,
+    )
+    assert lucky.status == Run.Status.SUCCEEDED and "42" in "".join(e.get("text", "") for e in lucky.outputs)
+    assert not lucky.passed and _passed_at(learner, exercise) is None
+    right = _run(user=learner, exercise=exercise, code="def double(x):\n    return 2 * x\n", backend=local_backend)
+    assert {"type": "check", "passed": True, "message": "double is right on a number your program never saw."} in (
+        right.outputs
+    )
+    assert right.passed and _passed_at(learner, exercise) is not None

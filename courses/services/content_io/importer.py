@@ -101,6 +101,7 @@ def _sync_exercises(chapter: Chapter, spec: ChapterSpec, report: ImportReport) -
             "starter_code": exercise.starter_code,
             "check_code": exercise.check_code,
             "solution_code": exercise.solution_code,
+            "probe_code": exercise.probe_code,
             "time_limit_s": exercise.time_limit_s,
             "needs_gpu": exercise.needs_gpu,
         }

@@ -110,6 +110,10 @@ def read_glossary(root: Path) -> list[TermSpec]:
 # --- Chapters: chapter.md, the exercise files, quiz.yaml; and lib/ -------------------------------
 
 
+# The files of an exercise besides its starter code, <slug><kind>.py.
+EXERCISE_FILE_KINDS = (".check", ".solution", ".probe")
+
+
 def _read_exercise(item: Any, *, index: int, chapter: MappingReader, folder: Path, rel: str) -> ExerciseSpec:
     entry = MappingReader(
         item,
@@ -127,13 +131,16 @@ def _read_exercise(item: Any, *, index: int, chapter: MappingReader, folder: Pat
     starter_file = folder / f"{slug}.py"
     if not starter_file.is_file():
         raise entry.error("slug", f"its starter code file {rel}/{slug}.py is missing")
-    check_code = solution_code = ""
+    check_code = solution_code = probe_code = ""
+    if (folder / f"{slug}.probe.py").is_file():
+        probe_code = read_text(folder / f"{slug}.probe.py", file=f"{rel}/{slug}.probe.py")
+        check_python(probe_code, file=f"{rel}/{slug}.probe.py", defines="calls")
     if (folder / f"{slug}.check.py").is_file():
         check_code = read_text(folder / f"{slug}.check.py", file=f"{rel}/{slug}.check.py")
-        check_python(check_code, file=f"{rel}/{slug}.check.py", needs_check=True)
+        check_python(check_code, file=f"{rel}/{slug}.check.py", defines="check")
     if (folder / f"{slug}.solution.py").is_file():
         solution_code = read_text(folder / f"{slug}.solution.py", file=f"{rel}/{slug}.solution.py")
-        check_python(solution_code, file=f"{rel}/{slug}.solution.py", needs_check=False)
+        check_python(solution_code, file=f"{rel}/{slug}.solution.py")
     return ExerciseSpec(
         slug=slug,
         title=entry.text("title", required=True, max_length=field_max_length(Exercise, "title")),
@@ -141,6 +148,7 @@ def _read_exercise(item: Any, *, index: int, chapter: MappingReader, folder: Pat
         starter_code=read_text(starter_file, file=f"{rel}/{slug}.py"),
         check_code=check_code,
         solution_code=solution_code,
+        probe_code=probe_code,
         time_limit_s=time_limit,
         needs_gpu=entry.flag("gpu", default=False),
         hints=_read_hints(entry),
@@ -248,7 +256,8 @@ def _read_chapter(folder: Path, *, glossary: set[str]) -> ChapterSpec:
             )
         exercises[exercise.slug] = exercise
     for path in sorted(folder.glob("*.py")):
-        owner = path.name.removesuffix(".py").removesuffix(".check").removesuffix(".solution")
+        stem = path.name.removesuffix(".py")
+        owner = next((stem.removesuffix(kind) for kind in EXERCISE_FILE_KINDS if stem.endswith(kind)), stem)
         if owner not in exercises:
             raise ContentError(f"{rel}/{path.name}", None, f"no exercise '{owner}' is declared in chapter.md")
 
@@ -287,7 +296,7 @@ def _read_modules(root: Path) -> list[ModuleSpec]:
         if problem:
             raise ContentError(file, None, problem)
         source = read_text(path, file=file)
-        check_python(source, file=file, needs_check=False)
+        check_python(source, file=file)
         modules.append(ModuleSpec(name=path.stem, source=source))
     return modules
 

@@ -29,7 +29,9 @@ TERM_KEYS = {"term", "definition"}
 body_references = prose_references
 
 
-def check_python(code: str, *, file: str, needs_check: bool) -> None:
+def check_python(code: str, *, file: str, defines: str = "") -> None:
+    """`code` compiles; and defines the function `defines` at its top level, when one is named
+    (a check file's check(ns), a probe file's calls(seed))."""
     try:
         # compile(), not only ast.parse(): it also refuses what only the compiler sees ('return'
         # outside a function, 'nonlocal' at module level), which would fail in every run.
@@ -37,8 +39,9 @@ def check_python(code: str, *, file: str, needs_check: bool) -> None:
         tree = ast.parse(code, filename=file)
     except SyntaxError as error:
         raise ContentError(file, error.lineno, f"Python syntax error: {error.msg}") from None
-    if needs_check and not any(isinstance(node, ast.FunctionDef) and node.name == "check" for node in tree.body):
-        raise ContentError(file, 1, "a check file must define check(ns)")
+    if defines and not any(isinstance(node, ast.FunctionDef) and node.name == defines for node in tree.body):
+        kind, signature = ("check", "check(ns)") if defines == "check" else ("probe", f"{defines}(seed)")
+        raise ContentError(file, 1, f"a {kind} file must define {signature}")
 
 
 def question_kind_problem(kind: str) -> str:

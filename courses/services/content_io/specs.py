@@ -29,6 +29,7 @@ class ExerciseSpec:
     needs_gpu: bool
     position: int = 0
     hints: list[str] = field(default_factory=list)
+    probe_code: str = ""
 
 
 @dataclass

@@ -116,6 +116,8 @@ def course_export(*, course: Course, path: str | Path) -> None:
                 _write(folder / f"{exercise.slug}.check.py", exercise.check_code.replace("\r\n", "\n"))
             if exercise.solution_code:
                 _write(folder / f"{exercise.slug}.solution.py", exercise.solution_code.replace("\r\n", "\n"))
+            if exercise.probe_code:
+                _write(folder / f"{exercise.slug}.probe.py", exercise.probe_code.replace("\r\n", "\n"))
         questions = sorted(chapter.questions.all(), key=lambda question: question.position)
         if questions:
             quiz = []
