@@ -190,6 +190,30 @@ class Exercise(models.Model):
         return self.title
 
 
+class ExerciseTrick(models.Model):
+    """A program written to pass the exercise without doing it (a hard-coded answer, a copied
+    library call, an input left degenerate, a patched torch...): validation runs each one and
+    requires that the check fails it. Kept beside the exercise as <slug>.trick-<name>.py; never
+    shown to learners."""
+
+    exercise = models.ForeignKey(Exercise, on_delete=models.CASCADE, related_name="tricks")
+    name = models.SlugField(max_length=60, help_text="What it tries, e.g. hard-coded or patched-torch.")
+    code = models.TextField()
+
+    class Meta:
+        ordering = ["exercise", "name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["exercise", "name"],
+                name="exercise_trick_unique_name",
+                violation_error_message="The exercise already has a trick program with this name.",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.exercise.slug}.trick-{self.name}.py"
+
+
 HINT_TEXT_MAX = 2000
 
 

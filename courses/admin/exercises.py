@@ -8,7 +8,7 @@ from django.forms.models import BaseInlineFormSet, ModelForm
 
 from courses.admin.history import HistoryAdmin
 from courses.admin.panels import validation_panel
-from courses.models import Exercise, Hint
+from courses.models import Exercise, ExerciseTrick, Hint
 from courses.services.authoring import (
     course_modules,
     exercise_code_digest,
@@ -118,6 +118,17 @@ class HintInline(admin.TabularInline):
     formfield_overrides = {Hint._meta.get_field("text").__class__: {"widget": forms.Textarea(attrs={"rows": 3})}}
 
 
+class TrickInline(admin.StackedInline):
+    """Programs written to pass without doing the exercise: validation requires the check to fail
+    each one (courses/content/FORMAT.md)."""
+
+    model = ExerciseTrick
+    fields = ("name", "code")
+    ordering = ("name",)
+    extra = 0
+    verbose_name = "trick program"
+
+
 @admin.register(Exercise)
 class ExerciseAdmin(HistoryAdmin):
     """Exercises are added on their chapter's page (the body places them); here one is edited
@@ -140,7 +151,7 @@ class ExerciseAdmin(HistoryAdmin):
         "verdicts",
     )
     readonly_fields = ("chapter", "slug", "verdicts")
-    inlines = (HintInline,)
+    inlines = (HintInline, TrickInline)
 
     class Media:
         # The learners' editor, bundled for the admin (frontend/src/admin.js), and its styles.

@@ -61,8 +61,17 @@ def exercise_code_digest(*, exercise: Exercise | ExerciseSpec, modules: tuple) -
         int(exercise.time_limit_s),
         bool(exercise.needs_gpu),
         sorted(modules),
+        _tricks(exercise),
     ]
     return hashlib.sha256(json.dumps(made_of).encode()).hexdigest()
+
+
+def _tricks(exercise: Exercise | ExerciseSpec) -> list[list[str]]:
+    if isinstance(exercise, ExerciseSpec):
+        pairs = exercise.tricks
+    else:
+        pairs = list(exercise.tricks.values_list("name", "code")) if exercise.pk else []
+    return sorted([name, _code(code)] for name, code in pairs)
 
 
 def course_modules(*, chapter: Chapter) -> tuple:
@@ -214,6 +223,7 @@ def exercise_spec(*, exercise: Exercise) -> ExerciseSpec:
         check_code=exercise.check_code,
         solution_code=exercise.solution_code,
         probe_code=exercise.probe_code,
+        tricks=list(exercise.tricks.values_list("name", "code")) if exercise.pk else [],
         time_limit_s=exercise.time_limit_s,
         needs_gpu=exercise.needs_gpu,
         position=exercise.position,

@@ -4,7 +4,9 @@ Everything the importer checks (`course_read`, reused as it is), then what an im
 glossary references anywhere in the text, formulas the renderer's parser refuses, constructs split
 across lines (which the page shows as raw text), and every exercise run through the real sandbox:
 the starter must run and not pass its check, the solution must pass it, and the check's messages
-for the starter must not quote the solution's key lines. No hint may quote them either.
+for the starter must not quote the solution's key lines, and every trick program kept beside an
+exercise (<slug>.trick-<name>.py, written to pass without doing it) must fail. No hint may quote
+a key line either.
 
 With `warm=True` every run goes as one owner (WARM_OWNER), as a learner's runs do, so after the
 first the runs find a warm sandbox and the timings are those a learner sees on a later run.
@@ -407,6 +409,15 @@ def exercise_check(
                     _line_in(exercise.check_code, line),
                     f"the check's message for the starter code gives away a line of the solution: '{line}'",
                 )
+    for name, code in exercise.tricks:
+        trick = _run(sandbox, exercise, code, modules, owner)
+        if trick.passed:
+            report.add(
+                f"{rel}/{exercise.slug}.trick-{name}.py",
+                1,
+                "the check passes this trick program, written to pass without doing the exercise: "
+                "make the check judge the work",
+            )
     if timings and solution.passed:
         runs = [solution]
         # Warm: a run may still start cold (no warm sandbox ready yet), so allow a few more runs

@@ -8,7 +8,7 @@ import { EditorState, StateEffect, StateField } from "@codemirror/state";
 import { Decoration, EditorView, keymap, lineNumbers } from "@codemirror/view";
 import { editorCreate } from "./editor.js";
 
-const CODE_FIELDS = /(^|-)(starter_code|check_code|probe_code|solution_code)$/;
+const CODE_FIELDS = /(^|-)(starter_code|check_code|probe_code|solution_code|code)$/;
 const PREVIEW_AFTER_MS = 300;
 
 function mountCode(textarea) {

@@ -63,6 +63,12 @@ RUN_PROBLEMS = [
         id="solution-fails",
     ),
     pytest.param(
+        "trick-passes",
+        f"{CHAPTER}/double-it.trick-hard-coded.py:1: the check passes this trick program, written to pass without "
+        "doing the exercise: make the check judge the work",
+        id="check-lets-a-trick-program-pass",
+    ),
+    pytest.param(
         "leaky-check",
         f"{CHAPTER}/double-it.check.py:6: the check's message for the starter code gives away a line of the "
         "solution: 'return 2 * x'",

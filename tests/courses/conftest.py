@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from courses.models import Chapter, Choice, Course, Exercise, GlossaryTerm, Hint, Question
+from courses.models import Chapter, Choice, Course, Exercise, ExerciseTrick, GlossaryTerm, Hint, Question
 from tests.courses.authoring_sandbox import local_backend  # noqa: F401 - the sandbox that validates on save
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -20,7 +20,7 @@ def course_dir(tmp_path) -> Path:
 def db_snapshot() -> dict:
     """Every course row, every column (ids and timestamps included), in a stable order."""
     snapshot = {}
-    for model in (Course, Chapter, Exercise, Hint, Question, Choice, GlossaryTerm):
+    for model in (Course, Chapter, Exercise, Hint, ExerciseTrick, Question, Choice, GlossaryTerm):
         snapshot[model.__name__] = list(model.objects.order_by("pk").values())
     snapshot["instructors"] = sorted(Course.instructors.through.objects.values_list("course_id", "user_id"))
     return snapshot

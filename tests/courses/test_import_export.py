@@ -55,6 +55,7 @@ def test_it_imports_a_course_folder(course_dir, make_user):
         (2, "`torch.tensor` takes a whole list, so the list needs three values."),
     ]
     assert not exercises[0].hints.exists()
+    assert list(first.tricks.values_list("name", flat=True)) == ["two-numbers"]
     questions = list(attention.questions.all())
     assert [q.prompt for q in questions] == ["What does a query stand for?", "What does softmax return?"]
     assert [(c.position, c.is_correct) for c in questions[1].choices.all()] == [(1, False), (2, True), (3, False)]
@@ -62,7 +63,8 @@ def test_it_imports_a_course_folder(course_dir, make_user):
     assert sorted(course.glossary.values_list("term", flat=True)) == ["Query", "attention", "softmax"]
     assert course.glossary.get(term="softmax").definition.endswith("\n\nUsed everywhere in attention.")
     assert report.summary() == (
-        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 hints, 2 questions, 5 choices, "
+        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 hints, 1 trick program, "
+        "2 questions, 5 choices, "
         "3 glossary terms; updated nothing; removed nothing."
     )
 
@@ -335,6 +337,17 @@ BROKEN = [
         id="check-without-check",
     ),
     pytest.param(
+        lambda d: (d / "chapters/01-first-steps/make-a-tensor.trick-Two_Numbers.py").write_text("t = 1\n"),
+        "chapters/01-first-steps/make-a-tensor.trick-Two_Numbers.py: a trick program's name 'Two_Numbers' must be "
+        "lowercase letters, digits and hyphens",
+        id="trick-program-name",
+    ),
+    pytest.param(
+        lambda d: (d / "chapters/02-attention/score-keys.trick-nothing.py").write_text("x = (\n"),
+        "chapters/02-attention/score-keys.trick-nothing.py:1: Python syntax error: '(' was never closed",
+        id="trick-program-syntax",
+    ),
+    pytest.param(
         lambda d: (d / "chapters/01-first-steps/make-a-tensor.probe.py").write_text("def call(seed):\n    return []\n"),
         "chapters/01-first-steps/make-a-tensor.probe.py:1: a probe file must define calls(seed)",
         id="probe-without-calls",
@@ -394,8 +407,8 @@ def test_it_imports_and_exports_with_the_commands(course_dir, tmp_path):
 
     assert first.returncode == 0, first.stderr
     assert first.stdout.strip() == (
-        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 hints, 2 questions, 5 choices, "
-        "3 glossary terms; updated nothing; removed nothing."
+        "Imported course 'mini-course': created 1 course, 3 chapters, 3 exercises, 2 hints, 1 trick program, "
+        "2 questions, 5 choices, 3 glossary terms; updated nothing; removed nothing."
     )
     assert again.stdout.strip().endswith("created nothing; updated nothing; removed nothing.")
     assert exported.returncode == 0, exported.stderr

@@ -11,7 +11,7 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from courses.models import Chapter, Choice, Course, CourseModule, Exercise, GlossaryTerm, Hint, Question
+from courses.models import Chapter, Choice, Course, CourseModule, Exercise, ExerciseTrick, GlossaryTerm, Hint, Question
 from courses.services.chapters import chapter_reading_time_refresh, rows_park
 from courses.services.content_io.reader import course_read
 from courses.services.content_io.specs import ChapterSpec, ContentError, CourseSpec
@@ -30,7 +30,17 @@ class ImportReport:
 
     def summary(self) -> str:
         def counts(counter: Counter) -> str:
-            kinds = ["course", "chapter", "exercise", "hint", "question", "choice", "glossary term", "module"]
+            kinds = [
+                "course",
+                "chapter",
+                "exercise",
+                "hint",
+                "trick program",
+                "question",
+                "choice",
+                "glossary term",
+                "module",
+            ]
             parts = [f"{counter[kind]} {kind}{'s' if counter[kind] != 1 else ''}" for kind in kinds if counter[kind]]
             return ", ".join(parts) or "nothing"
 
@@ -107,6 +117,19 @@ def _sync_exercises(chapter: Chapter, spec: ChapterSpec, report: ImportReport) -
         }
         _upsert(row, values, kind="exercise", report=report)
         _sync_hints(row, exercise.hints, report)
+        _sync_tricks(row, exercise.tricks, report)
+
+
+def _sync_tricks(exercise: Exercise, tricks: list[tuple[str, str]], report: ImportReport) -> None:
+    existing = {trick.name: trick for trick in exercise.tricks.all()}
+    wanted = dict(tricks)
+    for name, trick in existing.items():
+        if name not in wanted:
+            trick.delete()
+            report.removed["trick program"] += 1
+    for name, code in wanted.items():
+        row = existing.get(name) or ExerciseTrick(exercise=exercise, name=name)
+        _upsert(row, {"code": code}, kind="trick program", report=report)
 
 
 def _sync_hints(exercise: Exercise, texts: list[str], report: ImportReport) -> None:

@@ -3,6 +3,8 @@ course.yaml, glossary.yaml, each chapter's chapter.md with its exercise files an
 lib/. Every file is read and checked before anything is written; the first problem stops the read
 with the file, the line and what is wrong."""
 
+import glob
+import re
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +16,12 @@ from courses.models import (
     Choice,
     Course,
     Exercise,
+    ExerciseTrick,
     GlossaryTerm,
     Level,
     module_name_problem,
 )
-from courses.rules import DEFAULT_QUESTION_KIND, exercise_slugs_placed
+from courses.rules import DEFAULT_QUESTION_KIND, SLUG_RE, exercise_slugs_placed
 from courses.services.content_io.rules import (
     CHAPTER_DIR_RE,
     CHAPTER_KEYS,
@@ -110,8 +113,10 @@ def read_glossary(root: Path) -> list[TermSpec]:
 # --- Chapters: chapter.md, the exercise files, quiz.yaml; and lib/ -------------------------------
 
 
-# The files of an exercise besides its starter code, <slug><kind>.py.
+# The files of an exercise besides its starter code, <slug><kind>.py, and its trick programs,
+# <slug>.trick-<name>.py.
 EXERCISE_FILE_KINDS = (".check", ".solution", ".probe")
+TRICK_SUFFIX_RE = re.compile(r"\.trick-[^.]*$")
 
 
 def _read_exercise(item: Any, *, index: int, chapter: MappingReader, folder: Path, rel: str) -> ExerciseSpec:
@@ -149,10 +154,27 @@ def _read_exercise(item: Any, *, index: int, chapter: MappingReader, folder: Pat
         check_code=check_code,
         solution_code=solution_code,
         probe_code=probe_code,
+        tricks=_read_tricks(folder, slug=slug, rel=rel),
         time_limit_s=time_limit,
         needs_gpu=entry.flag("gpu", default=False),
         hints=_read_hints(entry),
     )
+
+
+def _read_tricks(folder: Path, *, slug: str, rel: str) -> list[tuple[str, str]]:
+    """<slug>.trick-<name>.py: programs the check must fail, (name, code) in name order."""
+    tricks = []
+    for path in sorted(folder.glob(f"{glob.escape(slug)}.trick-*.py")):
+        name = path.name.removesuffix(".py").removeprefix(f"{slug}.trick-")
+        file = f"{rel}/{path.name}"
+        if not SLUG_RE.match(name) or len(name) > field_max_length(ExerciseTrick, "name"):
+            raise ContentError(
+                file, None, f"a trick program's name '{name}' must be lowercase letters, digits and hyphens"
+            )
+        code = read_text(path, file=file)
+        check_python(code, file=file)
+        tricks.append((name, code))
+    return tricks
 
 
 def _read_hints(entry: MappingReader) -> list[str]:
@@ -256,7 +278,7 @@ def _read_chapter(folder: Path, *, glossary: set[str]) -> ChapterSpec:
             )
         exercises[exercise.slug] = exercise
     for path in sorted(folder.glob("*.py")):
-        stem = path.name.removesuffix(".py")
+        stem = TRICK_SUFFIX_RE.sub("", path.name.removesuffix(".py"))
         owner = next((stem.removesuffix(kind) for kind in EXERCISE_FILE_KINDS if stem.endswith(kind)), stem)
         if owner not in exercises:
             raise ContentError(f"{rel}/{path.name}", None, f"no exercise '{owner}' is declared in chapter.md")

@@ -30,6 +30,8 @@ class ExerciseSpec:
     position: int = 0
     hints: list[str] = field(default_factory=list)
     probe_code: str = ""
+    # Programs the check must fail: (name, code), from <slug>.trick-<name>.py.
+    tricks: list[tuple[str, str]] = field(default_factory=list)
 
 
 @dataclass

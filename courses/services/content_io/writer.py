@@ -82,7 +82,9 @@ def course_export(*, course: Course, path: str | Path) -> None:
     for module in course.modules.order_by("name"):
         _write(root / "lib" / f"{module.name}.py", module.source.replace("\r\n", "\n"))
 
-    chapters = course.chapters.order_by("number").prefetch_related("exercises__hints", "questions__choices")
+    chapters = course.chapters.order_by("number").prefetch_related(
+        "exercises__hints", "exercises__tricks", "questions__choices"
+    )
     for chapter in chapters:
         folder = root / "chapters" / f"{chapter.number:02d}-{chapter.slug}"
         front = {"slug": chapter.slug, "title": chapter.title}
@@ -118,6 +120,8 @@ def course_export(*, course: Course, path: str | Path) -> None:
                 _write(folder / f"{exercise.slug}.solution.py", exercise.solution_code.replace("\r\n", "\n"))
             if exercise.probe_code:
                 _write(folder / f"{exercise.slug}.probe.py", exercise.probe_code.replace("\r\n", "\n"))
+            for trick in exercise.tricks.all():
+                _write(folder / f"{exercise.slug}.trick-{trick.name}.py", trick.code.replace("\r\n", "\n"))
         questions = sorted(chapter.questions.all(), key=lambda question: question.position)
         if questions:
             quiz = []
