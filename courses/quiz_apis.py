@@ -34,7 +34,9 @@ class _QuestionSerializer(serializers.Serializer):
     position = serializers.IntegerField()
     kind = serializers.CharField(help_text="The question's type (courses/rules.py), e.g. single-choice.")
     prompt = serializers.CharField()
-    choices = _ChoiceSerializer(many=True)
+    choices = _ChoiceSerializer(
+        many=True, help_text="In the order this learner sees them: shuffled, the same each time."
+    )
 
 
 class _ReviewSerializer(serializers.Serializer):
@@ -76,7 +78,14 @@ class QuizStateApi(APIView):
             "number": state.number,
             "finished": state.finished,
             "score": state.score,
-            "current": state.current,
+            "current": (
+                {
+                    **{f: getattr(state.current, f) for f in ("id", "position", "kind", "prompt")},
+                    "choices": state.current_choices,
+                }
+                if state.current is not None
+                else None
+            ),
             "wrong_choice": state.wrong_choice,
             "review": state.review,
         }

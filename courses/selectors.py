@@ -14,6 +14,7 @@ chapters (reading it, its glossary, running or saving an exercise, answering its
 place, the completion page) raises InviteRequired for anyone else, and nothing is written.
 """
 
+import hashlib
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied
@@ -363,6 +364,8 @@ class QuizState:
     score: int
     review: list[ReviewItem]
     started: bool
+    # The current question's choices in the order this learner sees them (choices_for_learner).
+    current_choices: list[Choice]
 
     @property
     def total(self) -> int:
@@ -423,4 +426,14 @@ def quiz_state_for_learner(*, user, chapter: Chapter) -> QuizState:
         score=score,
         review=review,
         started=bool(answers),
+        current_choices=choices_for_learner(question=current, user=user) if current is not None else [],
     )
+
+
+def choices_for_learner(*, question: Question, user) -> list[Choice]:
+    """A question's choices in the order one learner sees them: shuffled, so the right answer's
+    place tells nothing, and the same for that learner on every visit (a digest of the learner and
+    the choice, not a random draw), so a page that comes back keeps its order. Visitors share one
+    order. Reads the question's choices as loaded (prefetched: no query)."""
+    who = user.pk if user is not None and user.is_authenticated else 0
+    return sorted(question.choices.all(), key=lambda choice: hashlib.sha256(f"{who}:{choice.pk}".encode()).digest())

@@ -27,7 +27,7 @@ def test_it_gives_the_current_question_without_saying_which_choice_is_right(api,
     state = _state(api, part_2)
     assert (state["number"], state["total"], state["finished"]) == (1, 5, False)
     assert state["current"]["id"] == q1.pk and state["current"]["prompt"] == q1.prompt
-    assert [c["id"] for c in state["current"]["choices"]] == [c.pk for c in q1.choices.order_by("position")]
+    assert sorted(c["id"] for c in state["current"]["choices"]) == [c.pk for c in q1.choices.order_by("position")]
     assert all(set(c) == {"id", "text"} for c in state["current"]["choices"])
     assert state["review"] == [] and state["wrong_choice"] is None
 
@@ -84,3 +84,21 @@ def test_it_describes_both_operations_in_the_openapi_schema(api):
     schema = api.get("/api/schema/", {"format": "json"}).json()
     assert "get" in schema["paths"]["/api/chapters/{chapter_id}/quiz/"]
     assert "post" in schema["paths"]["/api/quiz/answers/"]
+
+
+def test_each_learner_sees_the_choices_in_an_order_of_their_own_that_stays(api, course, part_2, make_user):
+    """The right answer's place tells nothing: the order is the learner's own, and the same on
+    every visit, in the API as on the page."""
+    from courses.models import Question
+    from courses.selectors import choices_for_learner
+
+    other = APIClient()
+    other.force_authenticate(make_user())
+    mine = [c["id"] for c in _state(api, part_2)["current"]["choices"]]
+    assert [c["id"] for c in _state(api, part_2)["current"]["choices"]] == mine
+    questions = list(Question.objects.filter(chapter__course=course).prefetch_related("choices"))
+    users = [api.handler._force_user, other.handler._force_user]
+    orders = [[[c.pk for c in choices_for_learner(question=q, user=u)] for q in questions] for u in users]
+    assert orders[0] != orders[1]  # two learners, two orders (over all the course's questions)
+    right_first = sum(order[0] == right(q).pk for order, q in zip(orders[0], questions, strict=True))
+    assert right_first < len(questions) / 2  # the right answer is not kept in one place
