@@ -17,7 +17,8 @@ measured_forward = counter.get_total_flops()
 
 with FlopCounterMode(display=False) as counter:
     logits = model(ids)
-    loss = F.cross_entropy(logits.view(-1, vocab_size), ids.view(-1))  # predict each token itself
+    # Position t is graded on the token after it, t + 1 (Part 8): the last position has no target.
+    loss = F.cross_entropy(logits[:, :-1].reshape(-1, vocab_size), ids[:, 1:].reshape(-1))
     loss.backward()
 measured_step = counter.get_total_flops()
 by_op = {str(op): flops for op, flops in counter.get_flop_counts()["Global"].items()}
