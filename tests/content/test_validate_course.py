@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from courses.services.validation import course_validate, key_lines
 from tests.content.course_files import COURSE_DIR
@@ -47,6 +48,24 @@ TEXT_PROBLEMS = [
         "broken-lib",
         "lib/groundup.py:4: Python syntax error: expected ':'",
         id="broken-lib-module",
+    ),
+    pytest.param(
+        "quiz-shortest",
+        "chapters: the right answer is the shortest choice in 7 of 10 questions (chance: about 2.8); vary the "
+        "lengths (questions 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7)",
+        id="quiz-right-answer-shortest",
+    ),
+    pytest.param(
+        "quiz-position",
+        "chapters: the right answer is choice 2 in 6 of 10 questions (chance: about 2.5); vary its position",
+        id="quiz-right-answer-in-one-position",
+    ),
+    pytest.param(
+        "quiz-reasons",
+        "chapters: the right answer is the only choice that gives a reason, or the only one that gives none, in 6 "
+        "of 10 questions (chance: about 1.5); give the choices their reasons alike (questions 1.1, 1.2, 1.3, 1.4, "
+        "1.5, 1.6)",
+        id="quiz-right-answer-the-odd-one-out",
     ),
 ]
 
@@ -134,6 +153,53 @@ def test_it_refuses_a_lib_module_that_shadows_a_standard_or_installed_module(tmp
     assert problems(course, backend=None) == [
         "lib/torch.py: module name 'torch' would shadow the installed module 'torch'"
     ]
+
+
+def _quiz(course: Path) -> Path:
+    return course / CHAPTER / "quiz.yaml"
+
+
+def _write_quiz(course: Path, questions: list[tuple[list[str], int]]) -> None:
+    """A quiz of (choice texts, index of the right one) questions, every choice explained."""
+    lines = []
+    for number, (texts, right) in enumerate(questions, start=1):
+        lines += [f"- prompt: Question {number}?", "  choices:"]
+        for index, text in enumerate(texts):
+            lines.append(f"    - text: {text}")
+            if index == right:
+                lines.append("      correct: true")
+            lines.append(f"      explanation: Why choice {index + 1} is {'right' if index == right else 'wrong'}.")
+    _quiz(course).write_text("\n".join(lines) + "\n")
+
+
+def test_it_judges_quiz_patterns_only_over_ten_questions_or_more(tmp_path):
+    course = shutil.copytree(FIXTURES / "quiz-shortest", tmp_path / "course")
+    questions = yaml.safe_load(_quiz(course).read_text())
+    # Nine questions, six with the shortest right answer: a pattern chance makes too easily to judge.
+    _quiz(course).write_text(yaml.safe_dump(questions[:6] + questions[7:10], sort_keys=False))
+
+    assert problems(course, backend=None) == []
+
+
+def test_it_says_the_last_choice_once_where_questions_have_different_numbers_of_choices(tmp_path):
+    course = shutil.copytree(FIXTURES / "valid", tmp_path / "course")
+    three, four = (
+        ["Alpha one", "Beta two two", "Gamma three three"],
+        ["Delta four", "Eps five", "Zeta six six", "Eta seven seven"],
+    )
+    _write_quiz(course, [(three, 2) if number % 2 else (four, 3) for number in range(10)])
+
+    assert problems(course, backend=None) == [
+        "chapters: the right answer is the last choice in 10 of 10 questions (chance: about 2.9); vary its position"
+    ]
+
+
+def test_it_passes_quizzes_that_vary_lengths_positions_and_reasons(tmp_path):
+    course = shutil.copytree(FIXTURES / "valid", tmp_path / "course")
+    texts = ["Short one", "A middle-sized choice", "The longest choice of all four", "Mid choice text"]
+    _write_quiz(course, [(texts, number % 4) for number in range(12)])
+
+    assert problems(course, backend=None) == []
 
 
 def test_it_takes_the_lines_a_solution_changes_as_its_key_lines():

@@ -9,9 +9,9 @@ from courses.services.validation import course_validate
 
 class Command(BaseCommand):
     help = (
-        "Check a course folder as the importer does, then its references, maths and line breaks, and run "
-        "every exercise's starter and solution against its check in the sandbox. One line per problem; "
-        "exit status 1 on any."
+        "Check a course folder as the importer does, then its references, maths and line breaks, its quizzes "
+        "for right answers a pattern gives away, and run every exercise's starter and solution against its "
+        "check in the sandbox. One line per problem; exit status 1 on any."
     )
 
     def add_arguments(self, parser):
