@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 
+from courses.review_models import ReviewAnswer, ReviewCard  # noqa: F401 - spaced review, in a module of its own
 from courses.rules import (
     DEFAULT_QUESTION_KIND,
     QuestionType,
@@ -27,7 +28,7 @@ from ecplatform import limits
 
 WORDS_PER_MINUTE = 200
 # Chapter pages live at /courses/<course>/<chapter>/; these names are the course's own pages.
-RESERVED_CHAPTER_SLUGS = frozenset({"glossary", "complete"})
+RESERVED_CHAPTER_SLUGS = frozenset({"glossary", "complete", "review"})
 TIME_LIMIT_MAX_S = limits.WALL_CAP_S
 MODULE_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 MODULE_NAME_MAX = 64

@@ -6,6 +6,9 @@ from accounts.models import User
 from accounts.services import user_create
 from teaching import later
 
+# The spaced review's clock, moved by the tests that need hours to pass (courses.services.review.now).
+from tests.learning.review_support import clock  # noqa: F401
+
 # The worker and web server fixtures, imported once here: a session fixture imported into each test
 # module would be a separate fixture per module, each starting a worker and a web server of its own.
 from tests.runner.worker import *  # noqa: F403

@@ -13,6 +13,7 @@ from django.http import Http404
 from courses import selectors, signals
 from courses.models import ChapterProgress, Choice, Question, QuizAnswer
 from courses.services.progress import chapter_progress_refresh
+from courses.services.review import review_schedule_first_answer
 
 
 class QuizAnswerInvalidError(ValueError):
@@ -90,6 +91,10 @@ def quiz_answer(*, user, question: Question, choice: Choice) -> AnswerResult:
         except IntegrityError:
             answer = QuizAnswer.objects.get(user=user, question=question, attempt=len(mine) + 1)
             return _result(user=user, question=question, answer=answer, recorded=False)
+        if answer.attempt == 1:
+            # The first answer, and only the first, puts the question in the learner's review
+            # (courses/services/review.py): missed, it comes back soon; right, later.
+            review_schedule_first_answer(user=user, question=question, is_correct=answer.is_correct)
         # In the same transaction: a summary kept from this signal commits with the answer.
         signals.quiz_answered.send(
             sender=QuizAnswer,
