@@ -153,6 +153,12 @@ def review_next_for_learner(*, user, course: Course, at: dt.datetime) -> ReviewC
         after = Q(due__gt=last.due) | Q(due=last.due, pk__gt=last.pk)
 
 
+def review_choices_for_learner(*, question: Question, user) -> list[Choice]:
+    """The question's choices in the order the learner is shown them on the Review page and in the
+    API, as loaded (prefetched: no query)."""
+    return list(question.choices.all())
+
+
 @dataclass(frozen=True)
 class ReviewFeedback:
     """What a learner is shown after a review answer: right or wrong, the explanation of the choice

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from frontend import completion_views, views
+from frontend import completion_views, review_views, views
 
 app_name = "frontend"
 
@@ -8,11 +8,14 @@ urlpatterns = [
     path("", views.catalog, name="catalog"),
     path("courses/<slug:course_slug>/", views.course_detail, name="course"),
     # Before the chapter route, so the glossary and the completion page are never taken for a chapter
-    # slug (both slugs are reserved: courses.models.RESERVED_CHAPTER_SLUGS).
+    # slug (these slugs are reserved: courses.models.RESERVED_CHAPTER_SLUGS).
     path("courses/<slug:course_slug>/glossary/", views.glossary, name="glossary"),
     path("courses/<slug:course_slug>/complete/", completion_views.course_complete, name="course_complete"),
     path("courses/<slug:course_slug>/complete/notebook/", completion_views.code_notebook, name="code_notebook"),
     path("courses/<slug:course_slug>/complete/package/", completion_views.code_package, name="code_package"),
+    # Reserved too: the learner's spaced review of the course's quiz questions.
+    path("courses/<slug:course_slug>/review/", review_views.review_page, name="review"),
+    path("courses/<slug:course_slug>/review/answer/", review_views.review_answer, name="review_answer"),
     path("courses/<slug:course_slug>/<slug:chapter_slug>/", views.chapter_detail, name="chapter"),
     path("courses/<slug:course_slug>/<slug:chapter_slug>/quiz/", views.quiz_answer, name="quiz_answer"),
     path(

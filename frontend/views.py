@@ -21,14 +21,17 @@ from courses.services.hints import hint_reveal as hint_reveal_record
 from courses.services.progress import enrolment_place_save, enrolment_visit
 from courses.services.quizzes import QuizAnswerInvalidError
 from courses.services.quizzes import quiz_answer as quiz_answer_record
+from frontend import review_views
 from runner.selectors import gpu_worker_alive
 
 
 def catalog(request):
     courses = list(selectors.course_catalog_for_user(user=request.user))
     progress = selectors_progress.catalog_progress_for_learner(user=request.user, courses=courses)
+    due = review_views.due_counts_for_catalog(request, courses)
     for course in courses:
         course.learner_progress = progress.get(course.pk)
+        course.review_due = due.get(course.pk, 0)
     return render(request, "frontend/catalog.html", {"courses": courses})
 
 
@@ -52,7 +55,8 @@ def course_detail(request, course_slug: str):
         enrolment_visit(user=request.user, course=course)
         for part in parts:
             part.chapter.learner_progress = progress.parts.get(part.chapter.pk)
-    context = {"course": course, "parts": parts, "minutes": minutes, "progress": progress}
+    review = review_views.summary_for_course_page(request, course)
+    context = {"course": course, "parts": parts, "minutes": minutes, "progress": progress, "review": review}
     return render(request, "frontend/course.html", context)
 
 

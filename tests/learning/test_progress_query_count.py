@@ -29,24 +29,26 @@ def _queries(client, url) -> int:
     return len(queries)
 
 
-def test_it_pins_the_catalog_for_a_learner_with_progress(client, learner, django_assert_num_queries):
+def test_it_pins_the_catalog_for_a_learner_with_progress(client, learner, django_assert_num_queries, clock):
     client.force_login(learner)
     first = course_build(slug="first")
     _progress_in(first, learner)
     client.get(reverse("frontend:course", args=[first.slug]))
+    clock.move(days=3)  # every question answered is due for review
     # session, user; the catalog; enrolments with their last part, published parts and complete
-    # parts per course.
-    with django_assert_num_queries(6):
+    # parts per course; questions due for review per course.
+    with django_assert_num_queries(7):
         page = client.get(reverse("frontend:catalog")).content.decode()
-    assert "2 of 2 parts complete" in page
+    assert "2 of 2 parts complete" in page and "10 questions due for review" in page
 
     for slug in ("second", "third"):
         more = course_build(slug=slug)
         _progress_in(more, learner)
         client.get(reverse("frontend:course", args=[slug]))
-    with django_assert_num_queries(6):
+    clock.move(days=3)
+    with django_assert_num_queries(7):
         page = client.get(reverse("frontend:catalog")).content.decode()
-    assert page.count("2 of 2 parts complete") == 3
+    assert page.count("2 of 2 parts complete") == 3 and page.count("10 questions due for review") == 3
 
 
 def test_it_pins_the_course_page_for_a_learner_with_progress(client, learner, django_assert_num_queries):
@@ -56,8 +58,8 @@ def test_it_pins_the_course_page_for_a_learner_with_progress(client, learner, dj
     url = reverse("frontend:course", args=[small.slug])
     client.get(url)
     # session, user; course; whether they teach it; the outline; enrolment, part progress,
-    # exercises passed per part; the visit noted.
-    with django_assert_num_queries(9):
+    # exercises passed per part; the visit noted; the questions due for review.
+    with django_assert_num_queries(10):
         page = client.get(url).content.decode()
     assert "2 of 2 parts complete" in page
 
@@ -68,7 +70,7 @@ def test_it_pins_the_course_page_for_a_learner_with_progress(client, learner, dj
     _progress_in(large, learner)
     url = reverse("frontend:course", args=[large.slug])
     client.get(url)
-    with django_assert_num_queries(9):
+    with django_assert_num_queries(10):
         page = client.get(url).content.decode()
     assert "10 of 10 parts complete" in page
 
