@@ -131,3 +131,9 @@ class QuizAnswerCreateApi(APIView):
             raise QuizAnswerRejectedError(str(invalid)) from invalid
         code = status.HTTP_201_CREATED if result.recorded else status.HTTP_200_OK
         return Response(self.OutputSerializer(result).data, status=code)
+
+
+# A choice as a learner sees it before answering, and with its explanation after: shared with the
+# review API (courses/review_apis.py), so the schema has one component for each.
+ChoiceSerializer = _ChoiceSerializer
+ExplainedChoiceSerializer = _ExplainedChoiceSerializer
