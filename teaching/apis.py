@@ -94,6 +94,13 @@ class _StuckSerializer(serializers.Serializer):
     reasons = serializers.ListField(child=serializers.CharField())
 
 
+class _ReviewFiguresSerializer(serializers.Serializer):
+    due = serializers.IntegerField(help_text="Questions due for review now, over the learners counted.")
+    answers = serializers.IntegerField(help_text="Review answers given in the range.")
+    right = serializers.IntegerField(help_text="Of which right.")
+    retained = serializers.FloatField(allow_null=True, help_text="Right, of the review answers; null with none.")
+
+
 class _FiltersSerializer(serializers.Serializer):
     cohort = serializers.IntegerField(source="cohort.id", allow_null=True, default=None)
     start = serializers.DateField(allow_null=True)
@@ -113,6 +120,7 @@ class CourseDashboardApi(APIView):
         exercises = _ExerciseSerializer(many=True)
         stuck = _StuckSerializer(many=True)
         stuck_total = serializers.IntegerField()
+        review = _ReviewFiguresSerializer(help_text="Spaced review; never part of the quiz figures.")
 
     @extend_schema(
         parameters=FILTER_PARAMETERS,

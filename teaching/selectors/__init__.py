@@ -34,6 +34,7 @@ from teaching.selectors.learners import (
     learner_run_list,
 )
 from teaching.selectors.questions import QuestionStats, question_stats_list
+from teaching.selectors.review import ReviewFigures, review_figures
 from teaching.selectors.stuck import StuckLearner, stuck_learner_list
 
 __all__ = [
@@ -47,6 +48,7 @@ __all__ = [
     "LearnerChapterRow",
     "LearnerDetail",
     "QuestionStats",
+    "ReviewFigures",
     "StuckLearner",
     "active_days",
     "chapter_funnel",
@@ -63,6 +65,7 @@ __all__ = [
     "learner_run_list",
     "question_stats_list",
     "question_stats_rows",
+    "review_figures",
     "stuck_failed_runs",
     "stuck_idle_days",
     "stuck_learner_list",

@@ -55,6 +55,7 @@ from teaching.selectors.filters import (
     with_tables,
 )
 from teaching.selectors.questions import QuestionStats, question_stats_list
+from teaching.selectors.review import ReviewFigures, review_figures
 from teaching.selectors.stuck import StuckLearner, stuck_learner_list
 
 
@@ -99,6 +100,7 @@ class CourseDashboard:
     stuck_total: int
     stuck_failed_runs: int
     stuck_idle_days: int
+    review: ReviewFigures | None = None  # spaced review: due now, answers given, retained
 
     def chart_data(self) -> dict:
         """What the page's charts draw (a JSON data island read by charts.js)."""
@@ -123,7 +125,7 @@ class CourseDashboard:
 
 
 def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDashboard:
-    """Everything the course dashboard shows, in a fixed number of queries (eight, nine with a start date)."""
+    """Everything the course dashboard shows, in a fixed number of queries (nine, ten with a start date)."""
     reference = filters.reference_time()
     days = active_days()
     counts = enrolments_of(course=course, filters=filters).aggregate(
@@ -148,6 +150,7 @@ def course_dashboard(*, course: Course, filters: DashboardFilters) -> CourseDash
         stuck_total=stuck_total,
         stuck_failed_runs=stuck_failed_runs(),
         stuck_idle_days=stuck_idle_days(),
+        review=review_figures(course=course, filters=filters),
     )
 
 

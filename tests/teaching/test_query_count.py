@@ -10,9 +10,10 @@ from teaching.services.course_data import course_data_generate
 pytestmark = pytest.mark.django_db
 
 # Session and user, the course, then the page: counts, cohorts, stuck learners, funnel, question figures and
-# questions, exercise figures and exercises; with a cohort, the cohort; with a start date, the course's
-# first day of runs and answers (a range from no later than that to at least today reads the counts).
-DASHBOARD_QUERIES = {"": 11, "?cohort={cohort}&start=2000-01-01&end=2100-12-31": 13}
+# questions, exercise figures and exercises, the spaced review's figures; with a cohort, the cohort; with a
+# start date, the course's first day of runs and answers (a range from no later than that to at least today
+# reads the counts).
+DASHBOARD_QUERIES = {"": 12, "?cohort={cohort}&start=2000-01-01&end=2100-12-31": 14}
 
 
 def _queries(client, url) -> int:
