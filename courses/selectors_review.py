@@ -20,7 +20,7 @@ from django.http import Http404
 from fsrs import Card, State
 
 from courses.models import Choice, Course, Question, ReviewAnswer, ReviewCard
-from courses.selectors import course_check_admitted, course_list_for_user
+from courses.selectors import choices_for_learner, course_check_admitted, course_list_for_user
 
 logger = logging.getLogger(__name__)
 
@@ -155,8 +155,8 @@ def review_next_for_learner(*, user, course: Course, at: dt.datetime) -> ReviewC
 
 def review_choices_for_learner(*, question: Question, user) -> list[Choice]:
     """The question's choices in the order the learner is shown them on the Review page and in the
-    API, as loaded (prefetched: no query)."""
-    return list(question.choices.all())
+    API: the learner's own order, as in the quiz (prefetched: no query)."""
+    return choices_for_learner(question=question, user=user)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('courses', '0010_hints'),
+        ('courses', '0012_exercise_tricks'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
