@@ -1,0 +1,59 @@
+"""The calls that judge masked_attention on inputs no program has seen: two tiny ones with small
+whole numbers (drawn until every bug the chapter warns about would show in them), a position with
+no other key, larger random ones of several shapes, and one with scores far too large for a plain
+exp."""
+
+import torch
+
+# What "by hand" rules out: every library softmax and the fused attention, under the names a
+# search of torch turns up first. Matrix products, torch.exp, max and sums stay available.
+BY_HAND = [
+    "torch.softmax",
+    "torch.nn.functional.softmax",
+    "torch.Tensor.softmax",
+    "torch.special.softmax",
+    "torch.log_softmax",
+    "torch.nn.functional.log_softmax",
+    "torch.Tensor.log_softmax",
+    "torch.special.log_softmax",
+    "torch.nn.functional.scaled_dot_product_attention",
+    "torch._C._nn.scaled_dot_product_attention",
+]
+
+
+def _small(g, *shape):
+    return torch.randint(-2, 3, shape, generator=g).float()
+
+
+def _tiny(g, n, d, d_v):
+    """q, k and v of whole numbers from -2 to 2, no row of them all zero, whose scores differ along
+    every row and are not symmetric, with value rows that differ: on such an input a missing
+    scale, a mask on the wrong side or after the softmax, or a softmax down the columns changes
+    the output."""
+    while True:
+        q, k, v = _small(g, n, d), _small(g, n, d), _small(g, n, d_v)
+        s = q @ k.T
+        rows_vary = all(len(set(row.tolist())) == n for row in s)
+        values_vary = len({tuple(row.tolist()) for row in v}) == n and bool((v != 0).any(dim=1).all())
+        no_zero_rows = bool((q != 0).any(dim=1).all() and (k != 0).any(dim=1).all())
+        if rows_vary and values_vary and no_zero_rows and not torch.equal(s, s.T):
+            return q, k, v
+
+
+def calls(seed):
+    g = torch.Generator().manual_seed(seed)
+    made = [(*_tiny(g, 2, 2, 3), True), (*_tiny(g, 3, 2, 2), False)]
+    for n, d, d_v, causal in ((1, 4, 3, True), (1, 2, 5, False), (5, 4, 3, True), (4, 8, 2, False), (7, 3, 6, True)):
+        q, k, v = (torch.randn(n, width, generator=g) for width in (d, d, d_v))
+        made.append((q, k, v, causal))
+    # Scores in the hundreds: exp of them overflows a float32 unless each row is shifted first.
+    while True:
+        q, k, v = (
+            torch.randn(4, 8, generator=g) * 10,
+            torch.randn(4, 8, generator=g) * 10,
+            torch.randn(4, 3, generator=g),
+        )
+        if (q @ k.T).max() > 400:
+            break
+    made.append((q, k, v, False))
+    return [("masked_attention", args) for args in made]
