@@ -1,0 +1,60 @@
+"""The calls that judge feed_forward and swiglu on inputs no program has seen: for each, one tiny
+call with small whole numbers (drawn until a missing bias or the wrong activation would show in
+it), a single token, and random ones of several widths whose hidden numbers fall where the
+activations differ most, between -3 and 3."""
+
+import torch
+
+# What "by hand" rules out: the library's GELU and SiLU, as functions and as modules, under the
+# names a search of torch turns up first. torch.erf, torch.exp, torch.sigmoid, torch.tanh and
+# matrix products stay available.
+BY_HAND = [
+    "torch.nn.functional.gelu",
+    "torch._C._nn.gelu",
+    "torch.nn.GELU",
+    "torch.nn.functional.silu",
+    "torch._C._nn.silu",
+    "torch.nn.SiLU",
+]
+
+
+def _small(g, *shape):
+    return torch.randint(-2, 3, shape, generator=g).float()
+
+
+def _tiny_feed_forward(g):
+    """One token of width 2, a hidden width of 3: whole numbers from -2 to 2, none of the token's
+    zero, with both biases non-zero and hidden numbers from -3 to 3 on both sides of zero, none of
+    them zero and one of them -1 or -2 (where GELU and ReLU differ most)."""
+    while True:
+        x, w1, b1, w2, b2 = _small(g, 1, 2), _small(g, 2, 3), _small(g, 3), _small(g, 3, 2), _small(g, 2)
+        h = x @ w1 + b1
+        readable = bool((x != 0).all() and (h.abs() <= 3).all() and (h != 0).all() and (w2 != 0).any(dim=1).all())
+        if readable and (b1 != 0).any() and (b2 != 0).all() and (h > 0).any() and ((h < 0) & (h >= -2)).any():
+            return x, w1, b1, w2, b2
+
+
+def _tiny_swiglu(g):
+    """The same sizes for the gated block, with a token of no zero numbers and gate and up numbers
+    from -3 to 3 that differ, the gate's on both sides of zero."""
+    while True:
+        x, w_gate, w_up, w_down = _small(g, 1, 2), _small(g, 2, 3), _small(g, 2, 3), _small(g, 3, 2)
+        gate, up = x @ w_gate, x @ w_up
+        readable = bool((x != 0).all() and (gate.abs() <= 3).all() and (up.abs() <= 3).all())
+        varied = (gate > 0).any() and (gate < 0).any() and (up != 0).all() and not torch.equal(gate, up)
+        if readable and varied and (w_down != 0).any(dim=1).all():
+            return x, w_gate, w_up, w_down
+
+
+def calls(seed):
+    g = torch.Generator().manual_seed(seed)
+    made = [("feed_forward", _tiny_feed_forward(g)), ("swiglu", _tiny_swiglu(g))]
+    for n, d, h in ((1, 4, 16), (5, 4, 16), (3, 6, 10), (8, 8, 32)):
+        # Inputs and weights scaled so the hidden numbers spread over about -3 to 3.
+        x = torch.randn(n, d, generator=g) * 1.5
+        w1, w2 = torch.randn(d, h, generator=g) / d**0.5, torch.randn(h, d, generator=g) / h**0.5
+        b1, b2 = torch.randn(h, generator=g) * 0.5, torch.randn(d, generator=g) * 0.5
+        made.append(("feed_forward", (x, w1, b1, w2, b2)))
+        w_gate, w_up = torch.randn(d, h, generator=g) / d**0.5, torch.randn(d, h, generator=g) / d**0.5
+        made.append(("swiglu", (x, w_gate, w_up, torch.randn(h, d, generator=g) / h**0.5)))
+    return made
