@@ -123,6 +123,12 @@ def _judge(call):
                 f"{where} stopped: {error}. Build the softmax from torch.exp, a sum and a division, and the "
                 "attention from matrix products."
             )
+        if "defines no function" in error:
+            return False, (
+                f"{where}: {error}. Define it with def at the top level of your code, under that name: your "
+                "function is called again in a fresh run that keeps only your imports, functions, classes and "
+                "plain constants, so a name given by an assignment (name = another_function) is not there."
+            )
         if error.startswith("NameError"):
             return False, (
                 f"{where} raised {error}. Your function is called again in a fresh run that keeps only your "
@@ -149,25 +155,30 @@ def _judge(call):
             "column per value feature and per key."
         )
     if not (out.is_floating_point() and weights.is_floating_point()):
-        return False, f"{where} returned whole numbers; the output and the weights should be floating-point."
-    right_out, right_weights = _attend(q, k, v, causal)
-    if torch.isnan(out).any() or torch.isnan(weights).any() or torch.isinf(out).any():
-        row = int(
-            (torch.isnan(out).any(dim=1) | torch.isnan(weights).any(dim=1) | torch.isinf(out).any(dim=1)).nonzero()[0]
+        kinds = sorted({str(t.dtype).removeprefix("torch.") for t in (out, weights)})
+        return False, (
+            f"{where} returned tensors of {' and '.join(kinds)}; the output and the weights should hold real "
+            "floating-point numbers, such as float32."
         )
+    right_out, right_weights = _attend(q, k, v, causal)
+    broken = torch.isnan(out).any(dim=1) | torch.isinf(out).any(dim=1) | torch.isnan(weights).any(dim=1)
+    if broken.any():
+        rows = [int(i) for i in broken.nonzero().flatten()]
         scores = q.double() @ k.double().T / math.sqrt(q.shape[1])
         if scores.max() > 88:
             return False, (
-                f"{where} gave NaN or infinity in row {row}. Its largest score is {scores.max():.0f}, and exp of "
-                "anything above about 88 overflows a float32. Subtract each row's largest score before exp: "
+                f"{where} gave NaN or infinity in row {rows[0]}. Its largest score is {scores.max():.0f}, and exp "
+                "of anything above about 88 overflows a float32. Subtract each row's largest score before exp: "
                 "the shares stay the same and the largest term becomes exp(0) = 1."
             )
-        if causal and row == 0:
+        if causal and rows == [0] and n > 1:
             return False, (
                 f"{where} gave NaN in row 0: the mask hides every key from the first query, its own included. "
                 "A query may always see itself; hide only the keys strictly after it."
             )
-        return False, f"{where} gave NaN in row {row}; the right output there is {_show(right_out[row])}."
+        return False, (
+            f"{where} gave NaN or infinity in row {rows[0]}; the right output there is {_show(right_out[rows[0]])}."
+        )
     if _close(out, right_out) and _close(weights, right_weights):
         return True, ""
     if _close(out, right_out):

@@ -5,8 +5,8 @@ exp."""
 
 import torch
 
-# What "by hand" rules out: every library softmax and the fused attention, under the names a
-# search of torch turns up first. Matrix products, torch.exp, max and sums stay available.
+# What "by hand" rules out: the library's softmax and fused attention, under their public names
+# and the operator names behind them. Matrix products, torch.exp, max and sums stay available.
 BY_HAND = [
     "torch.softmax",
     "torch.nn.functional.softmax",
@@ -18,6 +18,13 @@ BY_HAND = [
     "torch.special.log_softmax",
     "torch.nn.functional.scaled_dot_product_attention",
     "torch._C._nn.scaled_dot_product_attention",
+    "torch.ops.aten.softmax",
+    "torch.ops.aten._softmax",
+    "torch.ops.aten._safe_softmax",
+    "torch.ops.aten.log_softmax",
+    "torch.ops.aten._log_softmax",
+    "torch.ops.aten.scaled_dot_product_attention",
+    "torch.ops.aten._scaled_dot_product_attention_math",
 ]
 
 

@@ -147,6 +147,12 @@ def _judge(call):
                 f"{where} stopped: {error}. Build the activation from its formula with torch.erf, torch.exp or "
                 "torch.sigmoid."
             )
+        if "defines no function" in error:
+            return False, (
+                f"{where}: {error}. Define it with def at the top level of your code, under that name: your "
+                "functions are called again in a fresh run that keeps only your imports, functions, classes and "
+                "plain constants, so a name given by an assignment (name = another_function) is not there."
+            )
         if error.startswith("NameError"):
             return False, (
                 f"{where} raised {error}. Your functions are called again in a fresh run that keeps only your "
@@ -171,7 +177,10 @@ def _judge(call):
             f"as wide as x ({x.shape[1]})."
         )
     if not got.is_floating_point():
-        return False, f"{where} returned whole numbers; the output should be floating-point."
+        return False, (
+            f"{where} returned a tensor of {str(got.dtype).removeprefix('torch.')}; the output should hold real "
+            "floating-point numbers, such as float32."
+        )
     if torch.isnan(got).any() or torch.isinf(got).any():
         return (
             False,

@@ -5,9 +5,9 @@ activations differ most, between -3 and 3."""
 
 import torch
 
-# What "by hand" rules out: the library's GELU and SiLU, as functions and as modules, under the
-# names a search of torch turns up first. torch.erf, torch.exp, torch.sigmoid, torch.tanh and
-# matrix products stay available.
+# What "by hand" rules out: the library's GELU and SiLU, as functions and as modules, under their
+# public names and the operator names behind them. torch.erf, torch.exp, torch.sigmoid, torch.tanh
+# and matrix products stay available.
 BY_HAND = [
     "torch.nn.functional.gelu",
     "torch._C._nn.gelu",
@@ -15,6 +15,8 @@ BY_HAND = [
     "torch.nn.functional.silu",
     "torch._C._nn.silu",
     "torch.nn.SiLU",
+    "torch.ops.aten.gelu",
+    "torch.ops.aten.silu",
 ]
 
 

@@ -1,0 +1,25 @@
+import torch
+
+torch.set_printoptions(precision=4, sci_mode=False)
+
+
+def feed_forward(x, w1, b1, w2, b2):
+    # The operators behind F.gelu and F.silu, called by their own names.
+    return torch.ops.aten.gelu(x @ w1 + b1) @ w2 + b2
+
+
+def swiglu(x, w_gate, w_up, w_down):
+    return (torch.ops.aten.silu(x @ w_gate) * (x @ w_up)) @ w_down
+
+
+# The chapter's worked case: d = 2, h = 3, no biases. The chapter gets (0.524, 0.841).
+x = torch.tensor([[1.0, -1.0]])
+w1 = torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+w2 = torch.tensor([[1.0, 1.0], [2.0, 0.0], [0.0, 3.0]])
+b1, b2 = torch.zeros(3), torch.zeros(2)
+print("feed_forward:", feed_forward(x, w1, b1, w2, b2))
+
+# The same token through SwiGLU, with w1 as the gate and an up matrix that makes every up number 1,
+# so the product shows the gate's SiLU alone: (0.193, 0.731).
+w_up = torch.tensor([[2.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
+print("swiglu:", swiglu(x, w1, w_up, w2))
