@@ -16,6 +16,8 @@ BY_HAND = [
     "torch.nn.functional.log_softmax",
     "torch.Tensor.log_softmax",
     "torch.special.log_softmax",
+    "torch.sparse.softmax",
+    "torch.sparse.log_softmax",
     "torch.nn.functional.scaled_dot_product_attention",
     "torch._C._nn.scaled_dot_product_attention",
     "torch.ops.aten.softmax",
