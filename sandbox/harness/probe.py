@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import importlib
 import json
 import os
 import random
@@ -90,6 +91,9 @@ def _resolve(dotted: str):
     "torch.Tensor.softmax"; None when it does not resolve."""
     parts = dotted.split(".")
     for cut in range(len(parts) - 1, 0, -1):
+        # A module not imported yet is imported now, so a later import of it finds the refusal.
+        with contextlib.suppress(Exception):
+            importlib.import_module(".".join(parts[:cut]))
         owner = sys.modules.get(".".join(parts[:cut]))
         if owner is None:
             continue
@@ -101,8 +105,21 @@ def _resolve(dotted: str):
     return None
 
 
+# Refusing kernels registered for "aten::<op>" names live as long as the probe does.
+_LIBRARIES: list = []
+# The dispatch keys a CPU probe reaches an operator through, whatever Python name led there (a
+# tensor's C base class, torch._C._VariableFunctions, torch.ops).
+DISPATCH_KEYS = ("CPU", "AutogradCPU", "CompositeImplicitAutograd")
+
+
 def block_by_hand(names) -> None:
+    """Each name refused: a dotted Python name ("torch.softmax") is replaced where it lives; an
+    operator ("aten::_softmax") gets a refusing kernel at the dispatcher, which every route to it
+    goes through."""
     for dotted in names:
+        if str(dotted).startswith("aten::"):
+            _refuse_operator(str(dotted))
+            continue
         found = _resolve(str(dotted))
         if found is None:
             continue
@@ -113,6 +130,56 @@ def block_by_hand(names) -> None:
 
         with contextlib.suppress(AttributeError, TypeError):
             setattr(owner, attribute, refused)
+
+
+def _refuse_operator(name: str) -> None:
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    op = name.removeprefix("aten::")
+
+    def refused(*args, **kwargs):
+        raise RuntimeError(f"{name} is not available here: this exercise asks you to write it by hand")
+
+    if not _LIBRARIES:
+        _LIBRARIES.append(torch.library.Library("aten", "IMPL"))
+    for key in DISPATCH_KEYS:
+        with contextlib.suppress(Exception):  # an operator without that key: another key holds it
+            _LIBRARIES[0].impl(op, refused, key)
+
+
+def deny_exec() -> None:
+    """No program may be started from the probe: a fresh interpreter would have none of the
+    refusals. A seccomp filter (on top of the sandbox's own) makes execve and execveat fail with
+    EPERM; without it (an architecture this does not know) the probe does not run at all."""
+    import ctypes
+    import platform
+
+    machine = platform.machine()
+    calls = {"x86_64": (59, 322), "aarch64": (221, 281)}.get(machine)  # execve, execveat
+    arch = {"x86_64": 0xC000003E, "aarch64": 0xC00000B7}.get(machine)  # AUDIT_ARCH_*
+    if calls is None or arch is None:
+        raise OSError(f"no exec filter for {machine}")
+    load, jeq, jge, ret = 0x20, 0x15, 0x35, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_JMP|JGE|K, BPF_RET|K
+    allow, eperm, kill = 0x7FFF0000, 0x00050001, 0x80000000
+    # (code, jump if true, jump if false, k); a jump skips that many instructions.
+    program = [(load, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill), (load, 0, 0, 0)]
+    if machine == "x86_64":  # x32 calls carry bit 30: none is let through
+        program.append((jge, 3, 0, 0x40000000))
+    program += [(jeq, 2, 0, calls[0]), (jeq, 1, 0, calls[1]), (ret, 0, 0, allow), (ret, 0, 0, eperm)]
+    filters = (ctypes.c_uint64 * len(program))(
+        *[code | (jt << 16) | (jf << 24) | (k << 32) for code, jt, jf, k in program]
+    )
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+    prog = Prog(len(program), ctypes.cast(filters, ctypes.c_void_p))
+    if libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_SECCOMP)")
 
 
 def _snapshot() -> list[tuple[object, dict]]:
@@ -199,6 +266,7 @@ def fork_probe(*, code: str, source: str, seed: int, modules, limits: dict) -> i
             cpu = min(int(limits.get("cpu_s") or PROBE_CPU_S), PROBE_CPU_S)
             set_limits({**{k: v for k, v in limits.items() if k in ("pids", "address_space")}, "cpu_s": cpu})
             install_modules(modules)
+            deny_exec()
             random.seed()
             write_all(3, run_probe(code, source, seed))
         os._exit(0)

@@ -18,7 +18,7 @@ MARKER = "probe-secret-7f3a"
 PROBE = """
 import torch
 
-BY_HAND = ["torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax"]
+BY_HAND = ["torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax", "aten::_softmax"]
 
 
 def calls(seed):
@@ -124,13 +124,26 @@ def test_the_programs_patches_and_a_definitions_patch_do_not_reach_the_functions
         "from torch import softmax\n\ndef row_softmax(x):\n    return softmax(x, dim=-1)\n",
         "import torch.nn.functional as F\n\ndef row_softmax(x):\n    return F.softmax(x, dim=-1)\n",
         "import torch\n\ndef row_softmax(x):\n    return x.softmax(-1)\n",
+        "import torch\n\ndef row_softmax(x):\n    return torch._C.TensorBase.softmax(x, -1)\n",
+        "import torch\n\ndef row_softmax(x):\n    return torch._C._VariableFunctions.softmax(x, -1)\n",
     ],
-    ids=["from-import", "functional", "method"],
+    ids=["from-import", "functional", "method", "c-base-class", "variable-functions"],
 )
 def test_the_library_function_the_exercise_asks_to_write_is_refused_however_it_is_reached(backend, body):
     passed, message = verdict(run(backend, "import torch\n" + body))
     assert not passed
     assert "is not available here: this exercise asks you to write it by hand" in message
+
+
+def test_the_probe_starts_no_program_a_fresh_interpreter_would_answer_for_it(backend):
+    code = (
+        "import subprocess, sys\n\n"
+        "def row_softmax(x):\n"
+        "    done = subprocess.run([sys.executable, '-c', 'print(1)'], capture_output=True)\n"
+        "    return done.stdout\n"
+    )
+    passed, message = verdict(run(backend, code))
+    assert not passed and message.startswith("PermissionError: [Errno 1] Operation not permitted"), message
 
 
 def test_a_function_that_hangs_ends_with_a_clear_message_inside_the_runs_wall(backend):

@@ -27,6 +27,20 @@ BY_HAND = [
     "torch.ops.aten._log_softmax",
     "torch.ops.aten.scaled_dot_product_attention",
     "torch.ops.aten._scaled_dot_product_attention_math",
+    # The library's own Python versions of them (its decompositions and references).
+    "torch._decomp.decompositions._softmax",
+    "torch._decomp.decompositions._log_softmax",
+    "torch._refs.softmax",
+    "torch._refs.log_softmax",
+    "torch._refs.special.softmax",
+    "torch._refs.special.log_softmax",
+    # The operators themselves, at the dispatcher: every route to them (a tensor's C base class,
+    # torch._C._VariableFunctions) goes through it.
+    "aten::_softmax",
+    "aten::_safe_softmax",
+    "aten::_log_softmax",
+    "aten::_scaled_dot_product_attention_math",
+    "aten::_scaled_dot_product_flash_attention_for_cpu",
 ]
 
 

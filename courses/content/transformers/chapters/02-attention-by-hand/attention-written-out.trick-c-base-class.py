@@ -1,0 +1,31 @@
+# The softmax reached through a tensor's C base class, a route no Python name covers: refused at
+# the dispatcher (the probe's aten:: names).
+import torch
+import torch.nn.functional as F
+
+
+def masked_attention(q, k, v, causal=False):
+    s = q @ k.T / q.shape[-1] ** 0.5
+    if causal:
+        s = s.masked_fill(torch.ones_like(s, dtype=torch.bool).triu(1), float("-inf"))
+    w = torch._C.TensorBase.softmax(s, -1)
+    return w @ v, w
+
+
+# The chapter's three tokens, "the", "cat" and "sat": their keys lie along the three axes, and
+# each token's query points at its own key.
+q = torch.tensor([[4.0, 0.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, 4.0]])
+k = torch.eye(3)
+v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
+
+result = masked_attention(q, k, v, causal=True)
+if result is None:
+    print("masked_attention returns nothing yet: write its body.")
+else:
+    out, weights = result
+    print("weights:")
+    print(weights)
+    print("out:")
+    print(out)
+    library = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    print("out matches PyTorch's causal attention:", torch.allclose(out, library, atol=1e-5))
