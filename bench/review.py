@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""A learner's second visit, from outside: the Review page at a learner with many scheduled questions.
+"""A learner's second visit, from outside: the Review page and the History panel of a busy learner.
 
 It starts what it measures itself (bench/run_latency.py's set-up: a fresh database, the demo
 course, a learner, uvicorn), gives the learner `--attempts` runs of one exercise (1,000 by default)
@@ -12,6 +12,8 @@ scheduled questions each around them), then reads, `--reads` times each, p50 and
 - review API: `GET /api/courses/<id>/review/` (the same, as JSON);
 - review answer: `POST /api/review/answers/` of the question the API gave (one answer per read, so
   the due count goes down by one each time: 500 due outlast 200 reads);
+- history panel: `GET /api/exercises/<id>/attempts/`, the request the editor's History panel makes
+  (the newest 50 of the learner's attempts);
 - course page: the course outline with its due count;
 - chapter page (baseline): a chapter of the course as the same learner reads it;
 
@@ -82,7 +84,7 @@ cards += [card(user, q, i) for user in others for i, q in enumerate(questions[:5
 ReviewCard.objects.bulk_create(cards, batch_size=500)
 due = ReviewCard.objects.filter(user=learner, due__lte=now).count()
 chapter = exercise.chapter
-print(json.dumps({{"course": course.pk, "slug": course.slug, "due": due,
+print(json.dumps({{"course": course.pk, "slug": course.slug, "due": due, "exercise": exercise.pk,
                   "chapter": f"/courses/{{course.slug}}/{{chapter.slug}}/"}}))
 """
 
@@ -145,6 +147,7 @@ def measure(bench: Bench, made: dict, *, reads: int) -> dict[str, list[float]]:
     pages = {
         "review page": (browser, f"{bench.web_url}/courses/{made['slug']}/review/"),
         "review API": (api, state_url),
+        "history panel": (api, f"{bench.web_url}/api/exercises/{made['exercise']}/attempts/"),
         "course page": (browser, f"{bench.web_url}/courses/{made['slug']}/"),
         "chapter page (baseline)": (browser, f"{bench.web_url}{made['chapter']}"),
     }
