@@ -10,6 +10,8 @@ urlpatterns = [
     path("accounts/signup/", signup, name="signup"),
     path("accounts/", include("accounts.urls")),
     path("api/", include("ecplatform.api_urls")),
+    # LTI 1.3: key set, login, launch, deep linking (lti/urls.py).
+    path("lti/", include("lti.urls")),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("", include("frontend.urls")),

@@ -6,6 +6,7 @@
     courses/            content, enrolment, learners' progress
     runner/             runs: the API, the tasks, routing, the event stream
     teaching/           dashboards, cohorts, counts, a learner's course record
+    lti/                LTI 1.3 as a tool: launches, deep linking, scores and rosters for learning systems
     frontend/           the pages
     ecplatform (wiring) URLs, settings, the ASGI/WSGI entry points
 
@@ -26,10 +27,11 @@ SOURCES = {
     "courses": ROOT / "courses",
     "runner": ROOT / "runner",
     "teaching": ROOT / "teaching",
+    "lti": ROOT / "lti",
     "frontend": ROOT / "frontend",
 }
 WIRING = ("ecplatform.urls", "ecplatform.api_urls", "ecplatform.settings", "ecplatform.asgi", "ecplatform.wsgi")
-FLOORS = ["sandbox", "ecplatform", "accounts", "courses", "runner", "teaching", "frontend", "wiring"]
+FLOORS = ["sandbox", "ecplatform", "accounts", "courses", "runner", "teaching", "lti", "frontend", "wiring"]
 
 
 def floor_of(module: str) -> int | None:

@@ -37,6 +37,8 @@ INSTALLED_APPS = [
     "courses",
     "runner",
     "teaching",
+    # LTI 1.3 Advantage as a tool: learning systems launch, place and grade (lti/tool.py says which library and why).
+    "lti",
     "frontend",
 ]
 
@@ -49,6 +51,8 @@ MIDDLEWARE = [
     "ecplatform.proxies.TrustedProxyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Before the session: a launched session's cookies and framing, inside a learning system's iframe.
+    "lti.middleware.EmbeddedSessionMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -346,9 +350,23 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 # note is this old.
 DASHBOARD_COUNT_SWEEP_S = env_int("DASHBOARD_COUNT_SWEEP_S", 10)
 DASHBOARD_COUNT_LEFT_AFTER_S = env_int("DASHBOARD_COUNT_LEFT_AFTER_S", 5)
+# LTI scores (lti/services/scores.py): a post that fails is tried again after LTI_SCORE_RETRY_FIRST_S,
+# then twice as long each time up to LTI_SCORE_RETRY_MAX_S, for as long as it takes (staff see it in
+# the admin meanwhile); a retry within LTI_SCORE_RETRY_QUEUED_MAX_S is queued at once with its delay,
+# a later one left to the sweep, which also works out scores whose note is LTI_SCORE_NOTE_LEFT_AFTER_S
+# old (a lost message, a dead worker).
+LTI_SCORE_RETRY_FIRST_S = env_int("LTI_SCORE_RETRY_FIRST_S", 10)
+LTI_SCORE_RETRY_MAX_S = env_int("LTI_SCORE_RETRY_MAX_S", 3600)
+LTI_SCORE_RETRY_QUEUED_MAX_S = env_int("LTI_SCORE_RETRY_QUEUED_MAX_S", 300)
+LTI_SCORE_SWEEP_S = env_int("LTI_SCORE_SWEEP_S", 60)
+LTI_SCORE_NOTE_LEFT_AFTER_S = env_int("LTI_SCORE_NOTE_LEFT_AFTER_S", 30)
+# A platform's access token is kept this long between score posts and roster reads (LTI tokens
+# live an hour; kept well within that).
+LTI_ACCESS_TOKEN_KEEP_S = env_int("LTI_ACCESS_TOKEN_KEEP_S", 600)
 CELERY_BEAT_SCHEDULE = {
     "runner-sweep": {"task": "runner.run_sweep", "schedule": float(RUNNER_SWEEP_INTERVAL_S)},
     "teaching-counts-left": {"task": "teaching.counts_left", "schedule": float(DASHBOARD_COUNT_SWEEP_S)},
+    "lti-scores-due": {"task": "lti.scores_due", "schedule": float(LTI_SCORE_SWEEP_S)},
 }
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
