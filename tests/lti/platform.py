@@ -23,7 +23,7 @@ what a platform keeps or routes, never a check of the tool's own:
   becomes a placed link, and its lineItem a line item, as Canvas and Moodle do.
 
 Knobs for the bad-input tests (each a plain attribute): `id_token_expiration` (negative: expired
-tokens), `token_audience` and `token_deployment_id` (what the token says, whatever was
+tokens), `forging_key` (tokens signed with a key the platform's key set does not publish), `token_audience` and `token_deployment_id` (what the token says, whatever was
 registered), `jwks_status` (the key set answers this instead), `score_status` (the score endpoint
 answers this) and `score_hang` (an Event the score endpoint waits on before answering).
 """
@@ -251,6 +251,7 @@ class TestPlatform:
         self._ids = itertools.count(1)
         # Knobs for the bad-input tests.
         self.id_token_expiration = 300
+        self.forging_key: str | None = None
         self.token_audience: str | None = None
         self.token_deployment_id: str | None = None
         self.jwks_status: int | None = None
@@ -294,7 +295,7 @@ class TestPlatform:
             .set_launch_url(f"{self.tool_url}/lti/launch/")
             .set_deeplink_launch_url(f"{self.tool_url}/lti/launch/")
             .set_tool_key_set_url(f"{self.tool_url}/lti/jwks/")
-            .set_platform_private_key(self.private_key)
+            .set_platform_private_key(self.forging_key or self.private_key)
             .set_platform_public_key(public_of(self.private_key))
         )
         if self.tool_key_set is not None:
