@@ -127,6 +127,7 @@ class HttpRequest(Request):
 class PlatformConf(LTI1P3PlatformConfAbstract):
     def init_platform_config(self, **kwargs):
         self.platform: TestPlatform = kwargs["platform"]
+        self.get_registration()
 
     def get_registration_by_params(self, **kwargs):
         return self.platform.registration()
