@@ -2,6 +2,7 @@
 platform (and why), the LMS classes with their roster sync."""
 
 from django.contrib import admin, messages
+from django.db import models
 from django.urls import reverse
 
 from lti.models import Context, Deployment, Identity, Platform, ResourceLink, ScorePost, ToolKey
@@ -24,6 +25,8 @@ class PlatformAdmin(admin.ModelAdmin):
     filter_horizontal = ("courses",)
     inlines = [DeploymentInline]
     change_form_template = "admin/lti/platform/change_form.html"
+    # A learning system's URLs are HTTPS; one typed without a scheme is taken as such.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     fieldsets = (
         (None, {"fields": ("name", "is_active", "courses")}),
         (

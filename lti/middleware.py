@@ -14,6 +14,7 @@ from django.conf import settings
 
 from lti.tool import cookie_partition
 
+# What a launch keeps in the session (lti.views.launch): its platform, class, link, role, frame origins.
 SESSION_KEY = "lti"
 
 

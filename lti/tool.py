@@ -34,7 +34,6 @@ What is tightened here:
 """
 
 import hashlib
-import logging
 from http.cookies import Morsel
 
 import jwt
@@ -54,8 +53,6 @@ from pylti1p3.tool_config import ToolConfAbstract
 from lti.models import Deployment, Platform
 from lti.services.keys import key_signing
 
-log = logging.getLogger(__name__)
-
 # Connect, read: a platform that does not answer fails the call instead of holding a worker.
 HTTP_TIMEOUT_S = (5, 15)
 # How long a login's state and nonce wait for the launch (pylti1p3 keeps them a day by default).
@@ -64,7 +61,6 @@ LOGIN_LIFETIME_S = 600
 # kept set makes one fresh fetch (the platform rotated its keys).
 PLATFORM_KEYS_CACHE_S = 3600
 SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
-ROSTER_SCOPE = "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly"
 
 
 class TimeoutSession(requests.Session):

@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from lti import selectors
+from lti.middleware import SESSION_KEY
 from lti.models import Context, Deployment
 from lti.services.deep_linking import DeepLinkRequest, deep_link_answer
 from lti.services.keys import tool_jwks
@@ -44,7 +45,6 @@ from lti.tool import (
 
 log = logging.getLogger(__name__)
 
-SESSION_KEY = "lti"
 DEEP_LINK_KEY = "lti_deep_link"
 MESSAGE_TYPE = "https://purl.imsglobal.org/spec/lti/claim/message_type"
 DL_SETTINGS = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"
