@@ -302,7 +302,8 @@ class TestPlatform:
         return 200, f"<!doctype html><title>Placed</title><h1>Placed in the class</h1><ul>{titles}</ul>"
 
     def frame_page(self, query: dict) -> str:
-        start = self.start_url(user_id=query["user"], link_id=query["link"])
+        # As platforms do: the frame opens the tool's login initiation URL itself.
+        start = self.login_url(user_id=query["user"], link_id=query["link"])
         return (
             "<!doctype html><html><head><title>Course in the LMS</title></head><body>"
             "<h1>A course page of the learning system</h1>"

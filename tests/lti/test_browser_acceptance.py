@@ -190,3 +190,43 @@ def test_the_launched_tool_may_be_framed_by_its_platform_only(browser, lms, web_
             assert "ERR_BLOCKED_BY_RESPONSE" in str(error)
     finally:
         stranger.stop()
+
+
+def test_a_browser_that_keeps_no_cookie_in_the_frame_gets_the_launch_in_a_new_window(
+    browser, lms, run_worker, web_server
+):
+    """Where not even a partitioned cookie lives in the frame (the launch comes back without the
+    state cookie its login set), the frame offers a new window, and the learner works there."""
+    from playwright.sync_api import expect
+
+    platform, course = lms
+    part_2 = Chapter.objects.get(course=course, number=2)
+    platform.link_add(link_id="link-1", context_id="class-1", custom={"course": course.slug, "part": "2"})
+    context = browser.new_context(viewport={"width": 1300, "height": 1000})
+
+    def cookie_dropped(route):
+        """The login's answer reaches the frame without its Set-Cookie: kept nowhere the frame can read."""
+        answer = route.fetch(max_redirects=0)
+        headers = {name: value for name, value in answer.headers.items() if name.lower() != "set-cookie"}
+        route.fulfill(response=answer, headers=headers)
+
+    # Only the framed login loses its cookie: the new window's goes through as it is.
+    login = re.compile(re.escape(f"{web_server.url}/lti/login/") + ".*")
+    context.route(login, cookie_dropped)
+    page = context.new_page()
+    page.goto(platform.frame_page_url(user_id="stu-1", link_id="link-1"))
+    offer = page.frame_locator("#tool").get_by_role("link", name="Open in a new window")
+    expect(offer).to_be_visible()
+    context.unroute(login)
+    with context.expect_page() as opened:
+        offer.click()
+    window = opened.value
+    expect(window.get_by_role("heading", level=1)).to_have_text(part_2.title)
+    assert window.url.startswith(web_server.url)
+
+    first = window.locator(
+        "section.exercise", has=window.get_by_role("heading", name="One query, three keys", exact=True)
+    )
+    first.get_by_role("button", name="Run").click()
+    expect(first.locator("[data-output-status]")).to_have_text(FINISHED)
+    expect(first.locator(".out-stdout")).to_contain_text("most weight on")
