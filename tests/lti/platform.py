@@ -21,6 +21,9 @@ what a platform keeps or routes, never a check of the tool's own:
   platform does, so `auth` does too (a tool cannot send the token elsewhere).
 - It does not say what a deep linking response's content items become: here an ltiResourceLink
   becomes a placed link, and its lineItem a line item, as Canvas and Moodle do.
+- It has no platform side of LTI platform storage (the postMessage `lti.put_data` / `lti.get_data`
+  of LTI Client Side postMessages); the tool keeps its state in a partitioned cookie instead
+  (lti/tool.py), so none is added here.
 
 Knobs for the bad-input tests (each a plain attribute): `id_token_expiration` (negative: expired
 tokens), `forging_key` (tokens signed with a key the platform's key set does not publish), `token_audience` and `token_deployment_id` (what the token says, whatever was
