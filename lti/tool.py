@@ -251,8 +251,10 @@ class CachingServiceConnector(ServiceConnector):
         self.platform = platform
 
     def _token_key(self, scopes) -> str:
-        joined = "|".join(sorted(scopes))
-        return f"lti-token-{self.platform.pk}-{hashlib.sha256(joined.encode()).hexdigest()}"
+        # Keyed by what the token was asked of, not only by the row: a registration edited (or a
+        # database made afresh under a cache that stayed) never gets another platform's token.
+        asked = "|".join([self.platform.issuer, self.platform.client_id, self.platform.token_url, *sorted(scopes)])
+        return f"lti-token-{self.platform.pk}-{hashlib.sha256(asked.encode()).hexdigest()}"
 
     def get_access_token(self, scopes):
         key = self._token_key(scopes)

@@ -17,6 +17,8 @@ what a platform keeps or routes, never a check of the tool's own:
   get_member_data_page, ...).
 - Its launch form template module imports pkg_resources, which setuptools 81 removed: the same
   template file (lti1p3platform/framework/templates/launch.html) is rendered here with Jinja2.
+- Its services let a bad bearer token's JWT error escape (an exception, not a 401): the handler
+  answers 401 for it, as a platform does.
 - It does not check the preflight's redirect_uri against the registered launch URL; a real
   platform does, so `auth` does too (a tool cannot send the token elsewhere).
 - It does not say what a deep linking response's content items become: here an ltiResourceLink
@@ -424,7 +426,10 @@ class Handler(BaseHTTPRequestHandler):
             if context_id not in platform.classes:
                 return self._send(404, {"error": "no such class"})
             roster = Roster(self._request("GET", b""), platform, context_id)
-            return self._service(roster.handle_resp(roster.handle_get_members))
+            try:
+                return self._service(roster.handle_resp(roster.handle_get_members))
+            except jwt.PyJWTError as error:
+                return self._send(401, {"error": f"invalid token: {error}"})
         match = re.fullmatch(r"/lineitems/(?P<id>[^/]+)", path)
         if match:
             grades = Grades(self._request("GET", b""), platform, match["id"])
@@ -464,6 +469,8 @@ class Handler(BaseHTTPRequestHandler):
                 return self._service(grades.handle_resp(grades.handle_update_score, line_item_id=match["id"]))
             except LtiServiceException as error:
                 return self._send(error.status_code, {"error": error.message})
+            except jwt.PyJWTError as error:  # lti1p3platform lets a bad bearer token's error escape
+                return self._send(401, {"error": f"invalid token: {error}"})
         return self._send(404, "not here")
 
 

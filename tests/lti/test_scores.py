@@ -211,3 +211,20 @@ def test_a_broker_that_is_down_loses_no_score(
     ScoreNote.objects.filter(pk=note.pk).update(noted_at=note.noted_at.replace(year=2000))
     assert scores.scores_due(note_older_than_s=30) == (1, 0)
     assert sent == [("lti.scores_refresh", (launched.pk, lti_course.pk))]
+
+
+def test_a_kept_token_the_platform_no_longer_takes_is_replaced_once(platform, launched, lti_course, queued):
+    from django.core.cache import cache
+
+    from lti.models import ResourceLink
+    from lti.tool import SCORE_SCOPE, CachingServiceConnector
+
+    connector = CachingServiceConnector(ResourceLink.objects.get(link_id="part-1").context.platform)
+    cache.set(connector._token_key([SCORE_SCOPE]), "a-token-from-before", 600)
+    passes(launched, "warm-up")
+
+    refresh(launched, lti_course)
+
+    assert ScorePost.objects.get(user=launched).status == ScorePost.Status.SENT
+    assert platform.scores_for("part-1")["stu-1"]["scoreGiven"] == 1
+    assert platform.token_requests == 1
