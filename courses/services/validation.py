@@ -13,6 +13,7 @@ With `warm=True` every run goes as one owner (WARM_OWNER), as a learner's runs d
 first the runs find a warm sandbox and the timings are those a learner sees on a later run.
 """
 
+import ast
 import re
 import statistics
 import uuid
@@ -30,6 +31,7 @@ from courses.services.content_io.rules import body_references
 from courses.services.content_io.source import split_front_matter, trim_blank_lines
 from courses.services.quiz_tells import quiz_tells
 from sandbox.checking import CheckedRun, CheckSandbox, check_sandbox, sandbox_check_run
+from sandbox.harness.probe import by_hand_unknown
 
 INLINE_CODE_RE = re.compile(r"(`+).+?\1")
 # The renderer's own patterns (courses/rendering.py): what it turns into MathML.
@@ -109,6 +111,7 @@ def course_validate(
     _check_text(root, spec, report)
     if spec is not None:
         _check_hints(root, spec, report)
+        _check_probes(spec, report)
         for problem in quiz_tells(spec):
             report.add("chapters", None, problem)
     if spec is not None and backend is not None:
@@ -343,6 +346,36 @@ def _check_hints(root: Path, spec: CourseSpec, report: Validation) -> None:
                     start = " ".join(hint.split()[:6])
                     line = next((n for n, text in enumerate(lines, start=1) if start in " ".join(text.split())), 0)
                     report.add(file, line, f"exercise '{exercise.slug}', hint {number}: {problem}")
+
+
+def _check_probes(spec: CourseSpec, report: Validation) -> None:
+    for chapter in spec.chapters:
+        rel = f"chapters/{chapter.number:02d}-{chapter.slug}"
+        for exercise in chapter.exercises:
+            for needle, problem in probe_problems(exercise.probe_code) if exercise.probe_code else []:
+                report.add(f"{rel}/{exercise.slug}.probe.py", _line_in(exercise.probe_code, needle), problem)
+
+
+def probe_problems(probe_code: str) -> list[tuple[str, str]]:
+    """(needle, problem) for a probe's BY_HAND: read from the source as written (a list of
+    strings), each name resolved in this process, which has the sandbox's packages."""
+    try:
+        tree = ast.parse(probe_code)
+    except SyntaxError:
+        return []  # the reader has said so
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BY_HAND" for t in node.targets):
+            try:
+                names = ast.literal_eval(node.value)
+            except ValueError:
+                names = None
+            if not isinstance(names, list | tuple) or not all(isinstance(name, str) for name in names):
+                return [("BY_HAND", "BY_HAND must be a list of names written out (strings)")]
+            return [
+                (f'"{name}"', f"BY_HAND names {name}, which does not exist: the learner keeps the real one")
+                for name in by_hand_unknown(names)
+            ]
+    return []
 
 
 def _line_in(code: str, needle: str) -> int:

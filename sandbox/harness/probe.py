@@ -132,6 +132,20 @@ def block_by_hand(names) -> None:
             setattr(owner, attribute, refused)
 
 
+def by_hand_unknown(names) -> list[str]:
+    """The names no refusal would reach here: a misspelt one leaves the real function to the
+    learner (validate_course reports them; the probe skips them)."""
+    unknown = []
+    for name in map(str, names):
+        if name.startswith("aten::"):
+            torch = importlib.import_module("torch")
+            if not hasattr(torch.ops.aten, name.removeprefix("aten::")):
+                unknown.append(name)
+        elif _resolve(name) is None:
+            unknown.append(name)
+    return unknown
+
+
 def _refuse_operator(name: str) -> None:
     torch = sys.modules.get("torch")
     if torch is None:

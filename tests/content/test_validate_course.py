@@ -45,6 +45,12 @@ TEXT_PROBLEMS = [
         id="hint-leaks-a-solution-line",
     ),
     pytest.param(
+        "probe-misspelt",
+        f"{CHAPTER}/double-it.probe.py:3: BY_HAND names operator.mull, which does not exist: the learner keeps the "
+        "real one",
+        id="by-hand-name-misspelt",
+    ),
+    pytest.param(
         "broken-lib",
         "lib/groundup.py:4: Python syntax error: expected ':'",
         id="broken-lib-module",
@@ -269,3 +275,16 @@ def test_a_probe_judges_the_function_on_inputs_the_program_never_saw(local_sandb
         r"-?\d+; twice -?\d+ is -?\d+\.\)$",
         problem,
     ), problem
+
+
+def test_a_probe_names_only_functions_and_operators_that_exist():
+    from courses.services.validation import probe_problems
+
+    source = 'BY_HAND = ["torch.softmax", "torch.sofmax", "aten::_softmax", "aten::_sofmax"]\n'
+    assert [problem for _, problem in probe_problems(source)] == [
+        "BY_HAND names torch.sofmax, which does not exist: the learner keeps the real one",
+        "BY_HAND names aten::_sofmax, which does not exist: the learner keeps the real one",
+    ]
+    assert probe_problems("BY_HAND = [name for name in NAMES]\n") == [
+        ("BY_HAND", "BY_HAND must be a list of names written out (strings)")
+    ]

@@ -18,10 +18,8 @@ BY_HAND = [
     "torch.ops.aten.gelu",
     "torch.ops.aten.silu",
     # The library's own Python versions of them (its decompositions and references).
-    "torch._decomp.decompositions.gelu",
     "torch._decomp.decompositions.silu",
     "torch._refs.nn.functional.gelu",
-    "torch._refs.nn.functional.silu",
     # The operators themselves, at the dispatcher: every route to them (a tensor's C base class,
     # torch._C._VariableFunctions) goes through it.
     "aten::gelu",
