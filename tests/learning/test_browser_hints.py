@@ -11,6 +11,7 @@ from tests.learning.test_browser_editor import DEMO_COURSE, _exercise, _sign_up
 
 pytestmark = pytest.mark.browser
 
+REVEAL_WAIT_MS = 30_000
 HINTS = ["Which way does the query point now?", "The key of **cat** lies along the second axis."]
 
 
@@ -46,12 +47,13 @@ def test_hints_revealed_one_by_one_stay_on_the_page_and_reach_the_dashboard(hint
     expect(hints.locator("[data-hints-count]")).to_have_text("0 of 2 shown")
 
     hints.get_by_role("button", name="Stuck? Show a hint").click()
-    expect(hints.locator(".hint")).to_have_count(1)
+    # Each reveal is a round trip to the server, which a loaded CI machine can make take seconds.
+    expect(hints.locator(".hint")).to_have_count(1, timeout=REVEAL_WAIT_MS)
     expect(hints.locator(".hint").first).to_have_text(HINTS[0])
     expect(hints.locator(".hint").first).to_be_focused()
     expect(hints.locator("[data-hints-count]")).to_have_text("1 of 2 shown")
     hints.get_by_role("button", name="Show hint 2").click()
-    expect(hints.locator(".hint")).to_have_count(2)
+    expect(hints.locator(".hint")).to_have_count(2, timeout=REVEAL_WAIT_MS)
     expect(hints.locator(".hint strong")).to_have_text("cat")
     expect(hints.get_by_role("button")).to_have_count(0)  # no hint left to reveal
     assert page.url == live_server.url + chapter_url  # shown in place: the page was not reloaded
