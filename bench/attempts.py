@@ -21,15 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_latency import Bench, percentile
+from run_latency import Bench, bench_from_env, learner_browser, percentile
 
 SETUP = """
 import json, random
@@ -70,22 +68,11 @@ def main() -> int:
     parser.add_argument("--embedded", action="store_true", help="SQLite in a folder of its own, as `make run`")
     parser.add_argument("--database", default="ec_bench_attempts", help="database to (re)create for the benchmark")
     args = parser.parse_args()
-    logs = Path(tempfile.mkdtemp(prefix="attempts-bench-"))
-    if args.embedded:
-        bench = Bench(database_url="", redis_url="", database="", logs=logs, var_dir=logs / "var")
-        (logs / "var").mkdir()
-        setup = "SQLite (the embedded default)"
-    elif os.environ.get("DATABASE_URL"):
-        bench = Bench(
-            database_url=os.environ["DATABASE_URL"],
-            redis_url=os.environ.get("REDIS_URL", ""),
-            database=args.database,
-            logs=logs,
-        )
-        setup = "PostgreSQL"
-    else:
+    chosen = bench_from_env(embedded=args.embedded, database=args.database, prefix="attempts-bench-")
+    if chosen is None:
         print("bench/attempts.py needs DATABASE_URL (PostgreSQL), or --embedded", file=sys.stderr)
         return 2
+    bench, setup = chosen
     try:
         bench.prepare(learners=1)
         script = SETUP.format(exercise=bench.exercise_id, attempts=args.attempts)
@@ -100,18 +87,7 @@ def main() -> int:
 def measure(bench: Bench, made: dict, *, attempts: int, reads: int) -> dict[str, list[float]]:
     api = bench._session()
     api.headers["Authorization"] = f"Token {bench.tokens[0]}"
-    import requests
-
-    browser = requests.Session()
-    login = f"{bench.web_url}/accounts/login/"
-    browser.get(login, timeout=30).raise_for_status()
-    browser.post(
-        login,
-        data={"username": "bench0", "password": "bench-pw-1", "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
-        headers={"Referer": login},
-        timeout=30,
-    ).raise_for_status()
-    assert "sessionid" in browser.cookies, "the learner could not log in"
+    browser = learner_browser(bench.web_url)
     urls = {
         "history": (api, f"{bench.web_url}/api/exercises/{bench.exercise_id}/attempts/"),
         "attempt": (api, f"{bench.web_url}/api/exercises/{bench.exercise_id}/attempts/{made['run']}/"),

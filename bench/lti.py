@@ -28,10 +28,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urljoin
@@ -41,7 +39,7 @@ import requests
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
-from run_latency import Bench, percentile  # noqa: E402
+from run_latency import Bench, bench_from_env, percentile  # noqa: E402
 
 from tests.lti.platform import LEARNER, TestPlatform, launch_form  # noqa: E402
 
@@ -132,22 +130,11 @@ def main() -> int:
     parser.add_argument("--embedded", action="store_true", help="SQLite in a folder of its own, as `make run`")
     parser.add_argument("--database", default="ec_bench_lti", help="database to (re)create for the benchmark")
     args = parser.parse_args()
-    logs = Path(tempfile.mkdtemp(prefix="lti-bench-"))
-    if args.embedded:
-        bench = Bench(database_url="", redis_url="", database="", logs=logs, var_dir=logs / "var")
-        (logs / "var").mkdir()
-        setup = "SQLite (the embedded default)"
-    elif os.environ.get("DATABASE_URL"):
-        bench = Bench(
-            database_url=os.environ["DATABASE_URL"],
-            redis_url=os.environ.get("REDIS_URL", ""),
-            database=args.database,
-            logs=logs,
-        )
-        setup = "PostgreSQL" + (" + Redis" if os.environ.get("REDIS_URL") else "")
-    else:
+    chosen = bench_from_env(embedded=args.embedded, database=args.database, prefix="lti-bench-")
+    if chosen is None:
         print("bench/lti.py needs DATABASE_URL (PostgreSQL), or --embedded", file=sys.stderr)
         return 2
+    bench, setup = chosen
     platform = TestPlatform().start()
     try:
         bench.prepare(learners=1)

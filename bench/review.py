@@ -28,15 +28,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_latency import Bench, percentile
+from run_latency import Bench, bench_from_env, learner_browser, percentile
 
 SETUP = """
 import json
@@ -99,22 +97,11 @@ def main() -> int:
     args = parser.parse_args()
     if args.reads >= args.scheduled:
         parser.error("--reads must stay under --scheduled: each read answers one due question")
-    logs = Path(tempfile.mkdtemp(prefix="review-bench-"))
-    if args.embedded:
-        bench = Bench(database_url="", redis_url="", database="", logs=logs, var_dir=logs / "var")
-        (logs / "var").mkdir()
-        setup = "SQLite (the embedded default)"
-    elif os.environ.get("DATABASE_URL"):
-        bench = Bench(
-            database_url=os.environ["DATABASE_URL"],
-            redis_url=os.environ.get("REDIS_URL", ""),
-            database=args.database,
-            logs=logs,
-        )
-        setup = "PostgreSQL"
-    else:
+    chosen = bench_from_env(embedded=args.embedded, database=args.database, prefix="review-bench-")
+    if chosen is None:
         print("bench/review.py needs DATABASE_URL (PostgreSQL), or --embedded", file=sys.stderr)
         return 2
+    bench, setup = chosen
     try:
         bench.prepare(learners=1)
         script = SETUP.format(exercise=bench.exercise_id, attempts=args.attempts, scheduled=args.scheduled)
@@ -130,18 +117,7 @@ def main() -> int:
 def measure(bench: Bench, made: dict, *, reads: int) -> dict[str, list[float]]:
     api = bench._session()
     api.headers["Authorization"] = f"Token {bench.tokens[0]}"
-    import requests
-
-    browser = requests.Session()
-    login = f"{bench.web_url}/accounts/login/"
-    browser.get(login, timeout=30).raise_for_status()
-    browser.post(
-        login,
-        data={"username": "bench0", "password": "bench-pw-1", "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
-        headers={"Referer": login},
-        timeout=30,
-    ).raise_for_status()
-    assert "sessionid" in browser.cookies, "the learner could not log in"
+    browser = learner_browser(bench.web_url)
     state_url = f"{bench.web_url}/api/courses/{made['course']}/review/"
     answer_url = f"{bench.web_url}/api/review/answers/"
     pages = {

@@ -281,6 +281,37 @@ def parse_args() -> argparse.Namespace:
 # --- the platform under test ---------------------------------------------------------------------
 
 
+def bench_from_env(*, embedded: bool, database: str, prefix: str) -> tuple[Bench, str] | None:
+    """The benches' one choice of set-up: SQLite in a folder of its own (`--embedded`, as `make
+    run`), or PostgreSQL (+ Redis) from DATABASE_URL and REDIS_URL; None when neither is given."""
+    logs = Path(tempfile.mkdtemp(prefix=prefix))
+    if embedded:
+        (logs / "var").mkdir()
+        return Bench(database_url="", redis_url="", database="", logs=logs, var_dir=logs / "var"), (
+            "SQLite (the embedded default)"
+        )
+    if not os.environ.get("DATABASE_URL"):
+        return None
+    redis_url = os.environ.get("REDIS_URL", "")
+    bench = Bench(database_url=os.environ["DATABASE_URL"], redis_url=redis_url, database=database, logs=logs)
+    return bench, "PostgreSQL" + (" + Redis" if redis_url else "")
+
+
+def learner_browser(web_url: str, *, username: str = "bench0", password: str = "bench-pw-1") -> requests.Session:
+    """A session logged in through the login page, as the learner's browser is."""
+    browser = requests.Session()
+    login = f"{web_url}/accounts/login/"
+    browser.get(login, timeout=30).raise_for_status()
+    browser.post(
+        login,
+        data={"username": username, "password": password, "csrfmiddlewaretoken": browser.cookies["csrftoken"]},
+        headers={"Referer": login},
+        timeout=30,
+    ).raise_for_status()
+    assert "sessionid" in browser.cookies, "the learner could not log in"
+    return browser
+
+
 class Bench:
     def __init__(
         self, *, database_url: str, redis_url: str, database: str, logs: Path, var_dir: Path | None = None, **env: str
