@@ -4,17 +4,13 @@ runs are in reach (teaching.selectors.completion); the downloads (learner_code/)
 """
 
 import ast
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.db.models import Model
 
 from courses.models import Chapter, Course, Exercise
-
-# A course module marks the part that adds its pieces with a comment line of its own, as
-# lib/groundup.py does: "# Part 2: attention by hand". Names defined after it belong to that part.
-PART_HEADER_RE = re.compile(r"^#\s*Part\s+(?P<number>\d+)\b", re.IGNORECASE)
+from courses.own_module import PART_HEADER_RE
 
 
 @dataclass(frozen=True)
@@ -100,6 +96,8 @@ class PartRecord:
     quiz_answered: bool = False  # any answer at all, right or wrong
     exercises: list[ExerciseRecord] = field(default_factory=list)
     pieces: list[ModulePiece] = field(default_factory=list)
+    # The pieces the learner wrote themselves in this part (their own module holds them).
+    own_names: tuple[str, ...] = ()
 
     @property
     def exercises_passed(self) -> int:
@@ -125,7 +123,8 @@ class PartRecord:
 class CourseRecord:
     course: Course
     parts: list[PartRecord]
-    modules: list[tuple[str, str]]  # (name, source) of each course module, by name
+    # (name, source) of each course module, by name: the learner's own copy, their pieces in it
+    modules: list[tuple[str, str]]
     shared_pieces: list[ModulePiece]  # module names that follow no part header
 
     @property

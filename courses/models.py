@@ -16,6 +16,7 @@ from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models.functions import Lower
 
+from courses.own_models import OwnPiece  # noqa: F401 - a learner's own module pieces, in a module of their own
 from courses.review_models import ReviewAnswer, ReviewCard  # noqa: F401 - spaced review, in a module of its own
 from courses.rules import (
     DEFAULT_QUESTION_KIND,

@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from courses.models import Exercise
-from courses.selectors import course_modules_for_exercise
+from courses.selectors_own import run_modules
 from courses.services.progress import exercise_record_pass
 from ecplatform.code import CodeRefusedError, code_check
 from runner import events, selectors, signals
@@ -175,6 +175,8 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
 
     run = Run.objects.select_related("exercise", "user").get(pk=run_id)
     exercise = run.exercise
+    # The learner's own copy of the course's modules for the program; the course's for the check.
+    modules, check_modules = run_modules(exercise=exercise, user=run.user)
     request = RunRequest(
         run_id=str(run.pk),
         code=run.code,
@@ -185,7 +187,8 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         gpu=run.queue == Run.Queue.GPU,
         # A warm sandbox serves one learner only.
         owner=str(run.user_id),
-        modules=course_modules_for_exercise(exercise=exercise),
+        modules=modules,
+        check_modules=check_modules,
     )
     recorder = RunRecorder(run_id=run.pk, backend=backend)
     recorder.start()
@@ -286,7 +289,7 @@ def _run_finish_recorded(*, run: Run, end: RunEnd, recording: Recording) -> bool
 
     def record_pass() -> None:
         if end.passed:
-            exercise_record_pass(user=run.user, exercise=run.exercise)
+            exercise_record_pass(user=run.user, exercise=run.exercise, code=run.code)
 
     if not _run_end_write(run_id=run.pk, fields=fields, from_status=(Run.Status.RUNNING,), then=record_pass):
         return False

@@ -74,6 +74,10 @@ class RunRequest:
     # The course's own modules, (name, source) pairs: importable by name in the learner's code and
     # in the check (courses/content/FORMAT.md, "Course modules").
     modules: tuple[tuple[str, str], ...] = ()
+    # The modules the check imports, when they are not `modules`: a learner's run installs their
+    # own copy of the course's module for the program and the probe, while the check always judges
+    # with the course's reference. Empty: the check gets `modules`.
+    check_modules: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass

@@ -59,10 +59,12 @@ def sandbox_check_run(
     modules: tuple[tuple[str, str], ...] = (),
     owner: str = "",
     probe_code: str = "",
+    check_modules: tuple[tuple[str, str], ...] = (),
 ) -> CheckedRun:
     """Run `code`, then `check_code`'s check(ns) on what it left (with `probe_code`, check(ns, probed)
     on its functions' calls as well: sandbox/harness/probe.py), with the limits every run has and
-    the exercise's time limit (within the cap). `modules`: the course's (name, source) modules.
+    the exercise's time limit (within the cap). `modules`: the course's (name, source) modules;
+    `check_modules`: the check's, when they differ (RunRequest.check_modules).
     `owner`: runs of one owner may reuse a warm sandbox; empty, each starts cold."""
     events: list[dict] = []
     request = RunRequest(
@@ -72,6 +74,7 @@ def sandbox_check_run(
         probe_code=probe_code,
         limits=Limits(wall_s=float(min(time_limit_s, Limits.WALL_CAP_S))),
         modules=modules,
+        check_modules=check_modules,
         owner=owner,
     )
     result = sandbox.execute(request, events.append)

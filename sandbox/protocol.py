@@ -62,6 +62,9 @@ def request_payload(
     # processes are gone, reads the second (the check's source and the run's nonce). Each comes
     # after its length, so each reader reads its own line in large pieces and nothing past it.
     second = {"check": request.check_code, "nonce": nonce}
+    if request.check_modules:
+        # The check's own modules travel with it: the program and the probe never hold them.
+        second["modules"] = [list(module) for module in request.check_modules]
     lines = [json.dumps(first).encode(), json.dumps(second).encode()]
     return b"".join(b"%d\n%s\n" % (len(line), line) for line in lines)
 

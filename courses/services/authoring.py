@@ -135,8 +135,10 @@ def _validate_spec(*, spec: ExerciseSpec, chapter: Chapter, modules: tuple, back
     # A GPU exercise is validated on its CPU path, the one it takes on a platform with no GPU
     # worker: its code must run and pass there too.
     if backend is None and settings.REDIS_URL:
-        return _validate_in_worker(spec=spec, rel=rel, modules=modules)
-    return _run_in_sandbox(spec=spec, rel=rel, modules=modules, backend=backend or settings.RUNNER_BACKEND)
+        return _validate_in_worker(spec=spec, rel=rel, part=chapter.number, modules=modules)
+    return _run_in_sandbox(
+        spec=spec, rel=rel, part=chapter.number, modules=modules, backend=backend or settings.RUNNER_BACKEND
+    )
 
 
 _worker_seen_at = 0.0
@@ -160,7 +162,7 @@ def _worker_answers() -> bool:
     return answered
 
 
-def _validate_in_worker(*, spec: ExerciseSpec, rel: str, modules: tuple) -> _Result:
+def _validate_in_worker(*, spec: ExerciseSpec, rel: str, part: int, modules: tuple) -> _Result:
     from courses.tasks import exercise_validate_in_sandbox_task
 
     if not _worker_answers():
@@ -168,7 +170,7 @@ def _validate_in_worker(*, spec: ExerciseSpec, rel: str, modules: tuple) -> _Res
             False, ["No runner worker is running, so nothing was run: start one and press Validate."], [], []
         )
     reply_key = f"authoring:validation:{uuid.uuid4().hex}"
-    payload = {"spec": asdict(spec), "rel": rel, "modules": [list(module) for module in modules]}
+    payload = {"spec": asdict(spec), "rel": rel, "part": part, "modules": [list(module) for module in modules]}
     exercise_validate_in_sandbox_task.apply_async(args=[reply_key, payload], queue="cpu")
     # redis-py stops reading after 5 s by default; a first validation (a cold start) takes longer.
     client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5, socket_timeout=WORKER_WAIT_S + 10)
@@ -186,7 +188,9 @@ def validation_serve(*, reply_key: str, payload: dict) -> None:
     """The worker's side: run the code in this worker's sandbox and answer on the reply list."""
     spec = ExerciseSpec(**payload["spec"])
     modules = tuple(tuple(module) for module in payload["modules"])
-    result = _run_in_sandbox(spec=spec, rel=payload["rel"], modules=modules, backend=settings.RUNNER_BACKEND)
+    result = _run_in_sandbox(
+        spec=spec, rel=payload["rel"], part=payload.get("part"), modules=modules, backend=settings.RUNNER_BACKEND
+    )
     client = redis.Redis.from_url(settings.REDIS_URL, socket_connect_timeout=5)
     try:
         client.rpush(reply_key, json.dumps(asdict(result)))
@@ -195,10 +199,10 @@ def validation_serve(*, reply_key: str, payload: dict) -> None:
         client.close()
 
 
-def _run_in_sandbox(*, spec: ExerciseSpec, rel: str, modules: tuple, backend: str) -> _Result:
+def _run_in_sandbox(*, spec: ExerciseSpec, rel: str, part: int | None, modules: tuple, backend: str) -> _Result:
     report = Validation()
     starter, solution = exercise_check(
-        rel, spec, _sandbox(backend), modules, report, timings=False, owner=VALIDATION_OWNER
+        rel, spec, _sandbox(backend), modules, report, timings=False, owner=VALIDATION_OWNER, part=part
     )
     for role, run in (("starter", starter), ("solution", solution)):
         if run is not None and run.check_broke:

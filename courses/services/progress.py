@@ -6,7 +6,9 @@ from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Value, When
 from django.utils import timezone
 
-from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState, QuizAnswer
+from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState, OwnPiece, QuizAnswer
+from courses.own_module import course_names, own_source, piece_names
+from courses.selectors import course_modules_for_exercise
 from courses.signals import learner_progressed
 from ecplatform.code import code_check
 
@@ -50,11 +52,14 @@ def exercise_code_save(*, user, exercise: Exercise, code: str, base=ANY_BASE) ->
     return state
 
 
-def exercise_record_pass(*, user, exercise: Exercise) -> None:
+def exercise_record_pass(*, user, exercise: Exercise, code: str | None = None) -> None:
     """A run of this exercise passed its check: the first pass is kept, later ones change nothing
     (one read: a learner passes the same exercise again and again as they try variations, and
-    the terminal write of each of those runs waits for this)."""
+    the terminal write of each of those runs waits for this). `code`: the passing run's, whose
+    pieces of a write-the-body exercise become the learner's own (the latest pass's)."""
     with transaction.atomic():
+        if code is not None and exercise.probe_code:
+            own_piece_keep(user=user, exercise=exercise, code=code)
         state, _ = ExerciseState.objects.select_for_update().get_or_create(user=user, exercise=exercise)
         if state.passed_at is not None:
             return
@@ -68,6 +73,22 @@ def exercise_record_pass(*, user, exercise: Exercise) -> None:
             chapter_completed=False,
         )
         chapter_progress_refresh(user=user, chapter=exercise.chapter)
+
+
+def own_piece_keep(*, user, exercise: Exercise, code: str) -> OwnPiece | None:
+    """Keep what a passing run of a write-the-body exercise defines as the learner's own pieces
+    (courses/own_module.py); None when it defines none of them."""
+    names = piece_names(exercise.starter_code)
+    if not names:
+        return None
+    taken = set().union(*(course_names(source) for _, source in course_modules_for_exercise(exercise=exercise)))
+    source = own_source(code, names, taken)
+    if not source:
+        return None
+    piece, _ = OwnPiece.objects.update_or_create(
+        user=user, exercise=exercise, defaults={"names": names, "source": source, "passed_at": timezone.now()}
+    )
+    return piece
 
 
 def chapter_progress_refresh(*, user, chapter: Chapter) -> ChapterProgress:

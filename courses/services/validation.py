@@ -24,6 +24,7 @@ from pathlib import Path
 import yaml
 from latex2mathml.converter import convert as latex_to_mathml
 
+from courses.own_module import module_for_run, piece_names
 from courses.rules import FENCE_RE
 from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, course_read
 from courses.services.content_io.reader import read_glossary
@@ -300,7 +301,16 @@ def _split_constructs(prose: str, first_line: int) -> Iterator[tuple[int, str]]:
 # --- The exercises, through the sandbox ------------------------------------------------------
 
 
-def _run(sandbox: CheckSandbox, exercise: ExerciseSpec, code: str, modules: tuple, owner: str = "") -> CheckedRun:
+def _run(
+    sandbox: CheckSandbox, exercise: ExerciseSpec, code: str, modules: tuple, owner: str = "", part: int | None = None
+) -> CheckedRun:
+    """One run as a learner's would go: with `part`, the program imports the course's modules as
+    an exercise of that part does (none of a later part's pieces, nor the ones it asks for:
+    courses/own_module.py), and the check the modules as written."""
+    program = modules
+    if part is not None:
+        asked = piece_names(exercise.starter_code) if exercise.probe_code else []
+        program = tuple((name, module_for_run(source, part=part, asked=asked)) for name, source in modules)
     return sandbox_check_run(
         sandbox=sandbox,
         run_id=f"validate-{uuid.uuid4().hex[:12]}",
@@ -308,7 +318,8 @@ def _run(sandbox: CheckSandbox, exercise: ExerciseSpec, code: str, modules: tupl
         check_code=exercise.check_code,
         probe_code=exercise.probe_code,
         time_limit_s=exercise.time_limit_s,
-        modules=modules,
+        modules=program,
+        check_modules=() if program == modules else modules,
         owner=owner,
     )
 
@@ -404,7 +415,9 @@ def _check_exercises(
                 on_exercise(f"{rel}/{exercise.slug}")
             # A GPU exercise runs on its CPU path here, as it does on a platform with no GPU
             # worker: it must work there too.
-            exercise_check(rel, exercise, sandbox, modules, report, timings=timings, owner=owner)
+            exercise_check(
+                rel, exercise, sandbox, modules, report, timings=timings, owner=owner, part=chapter.number
+            )
 
 
 def exercise_check(
@@ -416,13 +429,15 @@ def exercise_check(
     *,
     timings: bool,
     owner: str = "",
+    part: int | None = None,
 ) -> tuple[CheckedRun, CheckedRun | None]:
     """Returns the starter's run and the solution's (None when there is none to run); `owner`
-    lets a warm sandbox serve repeated validations."""
+    lets a warm sandbox serve repeated validations; `part`: the exercise's part number, so each
+    program imports the course's modules as a run of that part does (see _run)."""
     starter_file, check_file = f"{rel}/{exercise.slug}.py", f"{rel}/{exercise.slug}.check.py"
     solution_file = f"{rel}/{exercise.slug}.solution.py"
     report.exercises_run += 1
-    starter = _run(sandbox, exercise, exercise.starter_code, modules, owner)
+    starter = _run(sandbox, exercise, exercise.starter_code, modules, owner, part)
     if starter.status in ("error", "timed_out"):
         report.add(starter_file, 1, f"the starter code did not run to its end: {starter.status} ({starter.reason})")
     if not exercise.check_code:
@@ -435,7 +450,7 @@ def exercise_check(
     if not exercise.solution_code:
         report.add(check_file, check_line, f"no solution file {solution_file}: nothing shows the check can be passed")
         return starter, None
-    solution = _run(sandbox, exercise, exercise.solution_code, modules, owner)
+    solution = _run(sandbox, exercise, exercise.solution_code, modules, owner, part)
     keys = key_lines(solution=exercise.solution_code, starter=exercise.starter_code)
     if not solution.passed:
         said = "; ".join(solution.failure_messages()) or "no check result"
@@ -452,7 +467,7 @@ def exercise_check(
                     f"the check's message for the starter code gives away a line of the solution: '{line}'",
                 )
     for name, code in exercise.tricks:
-        trick = _run(sandbox, exercise, code, modules, owner)
+        trick = _run(sandbox, exercise, code, modules, owner, part)
         if trick.passed:
             report.add(
                 f"{rel}/{exercise.slug}.trick-{name}.py",
@@ -466,7 +481,7 @@ def exercise_check(
         # until TIMING_RUNS of them were warm.
         most = TIMING_RUNS + (2 if owner else 0)
         while len(runs) < most and (sum(run.warm for run in runs) if owner else len(runs)) < TIMING_RUNS:
-            runs.append(_run(sandbox, exercise, exercise.solution_code, modules, owner))
+            runs.append(_run(sandbox, exercise, exercise.solution_code, modules, owner, part))
         report.timings.append(
             Timing(
                 exercise=f"{rel}/{exercise.slug}",

@@ -11,7 +11,8 @@ see `encode`), on which it runs the exercise's check, never on live objects.
 
 A request is two JSON lines on stdin, each after a line with its length in bytes (`read_frame`):
 {"code", "limits", "modules", "export", "probe"}, which the
-supervisor reads and hands to the run's process, then {"check", "nonce"}, which the supervisor
+supervisor reads and hands to the run's process, then {"check", "nonce"} (and "modules", the
+check's own, when they are not the program's), which the supervisor
 never reads: the check's own process reads it once the run's processes are gone (so no process
 forked from the supervisor later can find the check's source or the nonce in its memory).
 What comes back is JSON lines on stdout, the output protocol:

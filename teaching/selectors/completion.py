@@ -12,6 +12,7 @@ from django.db.models import Count, DateTimeField, OuterRef, Q, Subquery, UUIDFi
 from courses.completion import CourseRecord, ExerciseRecord, ModulePiece, PartRecord, QuizRecord, module_pieces
 from courses.models import ChapterProgress, Course, CourseModule, Exercise, ExerciseState, Question, QuizAnswer
 from courses.selectors import course_outline_for_user
+from courses.selectors_own import own_modules_whole, own_sections
 from runner.selectors import run_list_for_outer_exercise, run_list_for_user
 
 
@@ -103,6 +104,10 @@ def course_record_for_learner(*, user, course: Course, with_code: bool = False) 
     for name, source in modules:
         for number, piece in module_pieces(name=name, source=source):
             pieces_by_part.setdefault(number, []).append(piece)
+    own = own_sections(user=user, course_id=course.pk)
+    own_by_part: dict[int, set[str]] = {}
+    for section in own:
+        own_by_part.setdefault(section.part, set()).update(section.names)
     parts = [
         PartRecord(
             chapter=part.chapter,
@@ -112,7 +117,13 @@ def course_record_for_learner(*, user, course: Course, with_code: bool = False) 
             quiz_answered=part.is_open and part.chapter.pk in answered,
             exercises=exercises.get(part.chapter.pk, []),
             pieces=pieces_by_part.get(part.chapter.number, []) if part.is_open else [],
+            own_names=tuple(sorted(own_by_part.get(part.chapter.number, ()))),
         )
         for part in outline
     ]
-    return CourseRecord(course=course, parts=parts, modules=modules, shared_pieces=pieces_by_part.get(None, []))
+    return CourseRecord(
+        course=course,
+        parts=parts,
+        modules=list(own_modules_whole(modules=tuple(modules), own=own)),
+        shared_pieces=pieces_by_part.get(None, []),
+    )
