@@ -288,3 +288,28 @@ def test_a_probe_names_only_functions_and_operators_that_exist():
     assert probe_problems("BY_HAND = [name for name in NAMES]\n") == [
         ("BY_HAND", "BY_HAND must be a list of names written out (strings)")
     ]
+
+
+TRICK_CLASSES = [
+    "copied-reference",
+    "course-module",
+    "degenerate-input",
+    "hard-coded",
+    "patched-torch",
+    "unfixed-overflow",
+]
+
+
+def test_every_class_of_trick_gets_past_a_values_check_and_none_past_a_probed_one(local_sandbox):
+    """One exercise twice, with one trick program of each class beside each: a check on the values
+    the program left lets all of them through, and validate_course names each; the same exercise
+    judged on its function, called on fresh inputs with the library softmax refused and without the
+    course's copy of the piece, fails every one of them."""
+    folder = "chapters/01-weights"
+    expected = [
+        f"{folder}/on-its-values.trick-{name}.py:1: the check passes this trick program, written to pass without "
+        "doing the exercise: make the check judge the work"
+        for name in TRICK_CLASSES
+    ]
+    # Warm: fourteen runs that each import torch would otherwise start fourteen sandboxes.
+    assert problems(FIXTURES / "trick-classes", backend=local_sandbox, warm=True) == expected
