@@ -135,6 +135,11 @@ def _sections(source: str) -> tuple[_Section, ...] | None:
     return tuple(sections)
 
 
+def has_parts(source: str) -> bool:
+    """Whether the module marks its parts (else every run imports it as written)."""
+    return _sections(source) is not None
+
+
 def course_names(source: str) -> set[str]:
     """Every top-level name the course's module defines in a part."""
     sections = _sections(source) or ()

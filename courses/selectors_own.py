@@ -4,7 +4,7 @@ installs, and the learner's pieces for the completion page and the downloads."""
 from django.db.models import Count, Q
 
 from courses.models import Chapter, Course, Exercise, OwnPiece
-from courses.own_module import OwnSection, module_for_run, piece_names
+from courses.own_module import OwnSection, has_parts, module_for_run, piece_names
 from courses.selectors import course_modules_for_exercise, course_staffed_by
 
 Modules = tuple[tuple[str, str], ...]
@@ -45,8 +45,8 @@ def run_modules(*, exercise: Exercise, user) -> tuple[Modules, Modules]:
     (empty when the two are the same). The course's staff and instructors get every earlier part's
     reference pieces, as if they had passed them."""
     reference = course_modules_for_exercise(exercise=exercise)
-    if not reference or user is None:
-        return reference, ()
+    if user is None or not any(has_parts(source) for _, source in reference):
+        return reference, ()  # the same for every run: no further query
     chapter = exercise.chapter
     course: Course = chapter.course
     passed = (

@@ -415,9 +415,7 @@ def _check_exercises(
                 on_exercise(f"{rel}/{exercise.slug}")
             # A GPU exercise runs on its CPU path here, as it does on a platform with no GPU
             # worker: it must work there too.
-            exercise_check(
-                rel, exercise, sandbox, modules, report, timings=timings, owner=owner, part=chapter.number
-            )
+            exercise_check(rel, exercise, sandbox, modules, report, timings=timings, owner=owner, part=chapter.number)
 
 
 def exercise_check(

@@ -7,7 +7,8 @@ unpacked, runs every exercise with the project's Python outside the platform.
 Everything comes from the course folder (courses/content/transformers): which parts are published,
 their sections, exercises, solutions and right answers, so a newly published part is walked too.
 The runs go through the web app under uvicorn, a real Celery worker and the local sandbox.
-A screenshot of each part's figures goes to test-artifacts/ for a person to look at.
+A screenshot of each exercise's output and of each part's figures goes to test-artifacts/ for a
+person to look at.
 """
 
 import re
@@ -108,6 +109,9 @@ def _run_solution(page, part: Part, exercise: Exercise) -> None:
     output = section.locator("[data-exercise-output]")
     expect(output.locator(".out-check.is-passed")).to_be_visible(timeout=RUN_TIMEOUT_MS)
     expect(section.locator("[data-exercise-done]")).to_be_visible()
+    # What the learner reads: Part 9's shows the text sampled from the model they trained.
+    output.scroll_into_view_if_needed()
+    output.screenshot(path=ARTIFACTS / f"walk-part-{part.number:02d}-{exercise.slug}-output.png")
     if exercise.draws:
         figure = output.locator(".out-figure img").first
         expect(figure).to_be_visible()
