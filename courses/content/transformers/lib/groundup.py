@@ -1,7 +1,8 @@
 """Transformers from the ground up: the pieces each part of the course builds, kept in one place
 so that later parts (and Part 7's full block) reuse them instead of writing them again.
 
-Part 1: Vocab and TokenEmbedding, from text to one vector per token.
+Part 1: split_words, build_vocab, encode and decode (which Vocab keeps together) and
+        TokenEmbedding: from text to one vector per token.
 Part 2: causal_mask and attention, written out step by step.
 Part 3: sinusoidal_positions and rotate, two ways to tell the model where a token sits.
 Part 4: FeedForward and SwiGLU, the per-position network.
@@ -27,26 +28,45 @@ from torch import nn
 
 
 def split_words(text: str) -> list[str]:
-    """Lower-cased words and single punctuation marks: a tokenizer small enough to read."""
+    """Lower-cased words and single punctuation marks: a tokenizer small enough to read. A word is
+    a run of the letters a to z, the digits and the apostrophe; any other character that is not
+    white space is a token of its own; white space only separates."""
     return re.findall(r"[a-z0-9']+|[^\sa-z0-9']", text.lower())
 
 
+def build_vocab(tokens) -> list[str]:
+    """The vocabulary: each distinct token once, sorted, so that ids never depend on the order the
+    tokens were first seen in. `tokens` is any sequence of strings (a str gives its characters)."""
+    return sorted(set(tokens))
+
+
+def encode(tokens, vocab: list[str]) -> torch.Tensor:
+    """(len(tokens),) int64 ids: each token's place in `vocab`. A token that is not in `vocab`
+    raises a KeyError that names it, rather than being dropped or given another token's id."""
+    ids = {token: i for i, token in enumerate(vocab)}
+    return torch.tensor([ids[token] for token in tokens], dtype=torch.long)
+
+
+def decode(ids, vocab: list[str]) -> list[str]:
+    """The tokens that `ids` (a tensor or a list of whole numbers) stand for: encode's inverse."""
+    return [vocab[int(i)] for i in ids]
+
+
 class Vocab:
-    """A fixed list of tokens; a token's id is its place in the list (sorted, so ids never
-    depend on the order the tokens were first seen in)."""
+    """A fixed list of tokens; a token's id is its place in the list. The work is done by
+    build_vocab, encode and decode above: this class only keeps the list between calls."""
 
     def __init__(self, tokens):
-        self.tokens = sorted(set(tokens))
-        self.ids = {token: i for i, token in enumerate(self.tokens)}
+        self.tokens = build_vocab(tokens)
 
     def __len__(self) -> int:
         return len(self.tokens)
 
     def encode(self, tokens) -> torch.Tensor:
-        return torch.tensor([self.ids[token] for token in tokens], dtype=torch.long)
+        return encode(tokens, self.tokens)
 
     def decode(self, ids) -> list[str]:
-        return [self.tokens[int(i)] for i in ids]
+        return decode(ids, self.tokens)
 
 
 class TokenEmbedding(nn.Module):
