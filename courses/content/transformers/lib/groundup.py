@@ -125,7 +125,10 @@ def rotate(x: torch.Tensor, positions: torch.Tensor | None = None, base: float =
     n, d = x.shape[-2], x.shape[-1]
     if positions is None:
         positions = torch.arange(n)
-    angles = positions.float()[:, None] * position_frequencies(d, base)  # (n, d / 2)
+    elif tuple(positions.shape) != (n,):  # a single position would otherwise apply to every row
+        raise ValueError(f"positions has shape {tuple(positions.shape)}, but x has {n} rows")
+    # (n, d / 2), made where x lives (a GPU, perhaps); it broadcasts over x's leading axes.
+    angles = positions.to(x.device, torch.float32)[:, None] * position_frequencies(d, base).to(x.device)
     cos, sin = torch.cos(angles), torch.sin(angles)
     first, second = x[..., 0::2], x[..., 1::2]
     out = torch.empty_like(x)
