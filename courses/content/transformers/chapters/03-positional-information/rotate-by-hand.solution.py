@@ -3,18 +3,26 @@ import torch
 torch.set_printoptions(precision=3, sci_mode=False)
 torch.manual_seed(0)
 
+
+def turn_pairs(x, angles):
+    """Turns each pair of columns (2i, 2i + 1) of row p of x, read as a point in the plane, by the
+    angle angles[p, i]. x: (n, d), d even; angles: (n, d / 2). Returns a tensor shaped like x."""
+    cos, sin = torch.cos(angles), torch.sin(angles)
+    first, second = x[:, 0::2], x[:, 1::2]
+    rotated = torch.empty_like(x)
+    rotated[:, 0::2] = first * cos - second * sin
+    rotated[:, 1::2] = first * sin + second * cos
+    return rotated
+
+
 n, d = 6, 8
 q = torch.randn(n, d)  # one query row per position
 positions = torch.arange(n)
 freqs = 10000 ** (-torch.arange(0, d, 2) / d)  # one frequency per pair of columns
 angles = positions[:, None] * freqs  # (6, 4): how far to turn each pair at each position
-cos, sin = torch.cos(angles), torch.sin(angles)
 
 # By hand: columns (2i, 2i + 1) form a point in the plane; turn it by its angle.
-first, second = q[:, 0::2], q[:, 1::2]
-rotated = torch.empty_like(q)
-rotated[:, 0::2] = first * cos - second * sin
-rotated[:, 1::2] = first * sin + second * cos
+rotated = turn_pairs(q, angles)
 
 # The library's way: read each pair as a complex number and multiply by e^(i * angle).
 as_complex = torch.view_as_complex(q.reshape(n, d // 2, 2))
