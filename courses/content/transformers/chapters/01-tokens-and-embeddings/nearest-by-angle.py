@@ -3,6 +3,14 @@ import torch
 
 torch.manual_seed(0)  # the same table on every run
 
+
+def row_similarity(table, query_row):
+    """How alike every row of table, (n, d), is to query_row, (d,): a tensor of n numbers.
+    Only the directions of the rows should count, never their lengths."""
+    # This compares rows with a plain dot product.
+    return table @ query_row
+
+
 # A small embedding table made to look like a trained one: three families of words, each family
 # spread around its own direction, and two very common words that lie far out and a bit towards
 # every family at once.
@@ -15,9 +23,8 @@ table = torch.stack(rows)  # (11, 8)
 query = "cat"
 q = table[words.index(query)]
 
-# How alike is every word to the query? This compares rows with a plain dot product.
-similarity = table @ q
-
+# How alike is every word to the query?
+similarity = row_similarity(table, q)
 similarity[words.index(query)] = float("-inf")  # the query itself does not count
 nearest = words[int(similarity.argmax())]
 print(f"nearest to '{query}': {nearest}")

@@ -3,6 +3,16 @@ import torch
 
 torch.manual_seed(0)  # the same table on every run
 
+
+def row_similarity(table, query_row):
+    """How alike every row of table, (n, d), is to query_row, (d,): a tensor of n numbers.
+    Only the directions of the rows should count, never their lengths."""
+    # Compare directions only: scale every row, and the query, to length one first, so that the dot
+    # product becomes the cosine of the angle between two rows.
+    unit = table / table.norm(dim=1, keepdim=True)
+    return unit @ (query_row / query_row.norm())
+
+
 # A small embedding table made to look like a trained one: three families of words, each family
 # spread around its own direction, and two very common words that lie far out and a bit towards
 # every family at once.
@@ -15,11 +25,8 @@ table = torch.stack(rows)  # (11, 8)
 query = "cat"
 q = table[words.index(query)]
 
-# How alike is every word to the query? Compare directions only: scale every row to length one
-# first, so the dot product becomes the cosine of the angle between two rows.
-unit = table / table.norm(dim=1, keepdim=True)
-similarity = unit @ unit[words.index(query)]
-
+# How alike is every word to the query?
+similarity = row_similarity(table, q)
 similarity[words.index(query)] = float("-inf")  # the query itself does not count
 nearest = words[int(similarity.argmax())]
 print(f"nearest to '{query}': {nearest}")

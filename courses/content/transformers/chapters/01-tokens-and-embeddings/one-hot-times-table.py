@@ -5,6 +5,15 @@ from groundup import Vocab, split_words
 torch.set_printoptions(precision=3, sci_mode=False)
 torch.manual_seed(1)  # the same table on every run
 
+
+def one_hot_rows(ids, vocab_size):
+    """One row per position, all zeros but for a single 1 in the column of that position's id.
+    ids: (n,) whole numbers from 0 to vocab_size - 1. Returns a float tensor (n, vocab_size)."""
+    one_hot = torch.zeros(len(ids), vocab_size)
+    # TODO: put the 1s in place (row i, column ids[i]).
+    return one_hot
+
+
 tokens = split_words("the cat sat on the mat")
 vocab = Vocab(tokens)  # six positions, five different words
 ids = vocab.encode(tokens)
@@ -13,11 +22,9 @@ table = torch.randn(len(vocab), 3)  # the embedding table: one row of width 3 pe
 # The library's lookup: for every position, the row of the table that its id names.
 looked_up = F.embedding(ids, table)
 
-# The same thing by hand: one row per position, all zeros but for a single 1 in the column of
-# that position's id. Multiplying it by the table then keeps exactly one row of the table.
-one_hot = torch.zeros(len(ids), len(vocab))
-# TODO: put the 1s in place (row i, column ids[i]).
-
+# The same thing by hand: multiplying the one-hot rows by the table keeps exactly one row of the
+# table for each position.
+one_hot = one_hot_rows(ids, len(vocab))
 by_hand = one_hot @ table
 
 print("vocabulary:", vocab.tokens)
