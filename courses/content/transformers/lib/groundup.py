@@ -91,9 +91,10 @@ def causal_mask(n: int) -> torch.Tensor:
 
 
 def attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, causal: bool = False):
-    """Scaled dot-product attention written out: (output, weights) for q, k, v of shape
-    (..., n, d). The output matches F.scaled_dot_product_attention; the weights are returned too,
-    because they are what a heat map shows."""
+    """Scaled dot-product attention written out: (output, weights) for q (..., n_q, d), k (..., n_k, d)
+    and v (..., n_k, d_v), any leading axes carried through. With causal=True query i sees keys 0 to
+    i. The output matches F.scaled_dot_product_attention; the weights are returned too, because
+    they are what a heat map shows."""
     scores = q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5  # (..., n_q, n_k)
     if causal:
         scores = scores.masked_fill(causal_mask(scores.shape[-1])[: scores.shape[-2]], float("-inf"))

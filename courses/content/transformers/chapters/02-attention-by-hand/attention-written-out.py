@@ -4,17 +4,21 @@ import torch.nn.functional as F
 torch.set_printoptions(precision=3, sci_mode=False)
 
 
-def masked_attention(q, k, v, causal=False):
-    """Scaled dot-product attention over one sequence, written out by hand.
+def attention(q, k, v, causal=False):
+    """Scaled dot-product attention written out by hand, for any number of leading batch axes.
 
-    q: (n, d)    one query per position
-    k: (n, d)    one key per position
-    v: (n, d_v)  one value per position
-    causal: when True, each query sees only its own key and the ones before it
+    q: (..., n_q, d)    one query per position
+    k: (..., n_k, d)    one key per position
+    v: (..., n_k, d_v)  one value per position
+    causal: when True, query i sees only keys 0 to i: key j is hidden whenever j > i
 
     Returns (out, weights):
-      out      (n, d_v)  row i blends the value rows with query i's shares
-      weights  (n, n)    row i holds query i's share of every key; each row adds up to 1
+      out      (..., n_q, d_v)  row i blends the value rows with query i's shares
+      weights  (..., n_q, n_k)  row i holds query i's share of every key; each row adds up to 1
+
+    The leading axes (a batch of sequences; in Part 5 the heads too) are carried through
+    untouched: every sequence is attended on its own. Part 5's layer calls this function on
+    (batch, heads, n, d) tensors, so it has to work on them.
 
     By hand: matrix products, torch.exp, sums, max and comparisons are all fine; a library softmax
     and F.scaled_dot_product_attention are not. Stay correct when the scores are in the hundreds.
@@ -28,9 +32,9 @@ q = torch.tensor([[4.0, 0.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, 4.0]])
 k = torch.eye(3)
 v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
 
-result = masked_attention(q, k, v, causal=True)
+result = attention(q, k, v, causal=True)
 if result is None:
-    print("masked_attention returns nothing yet: write its body.")
+    print("attention returns nothing yet: write its body.")
 else:
     out, weights = result
     print("weights:")
@@ -39,3 +43,8 @@ else:
     print(out)
     library = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     print("out matches PyTorch's causal attention:", torch.allclose(out, library, atol=1e-5))
+
+    # The same three tokens twice over, as a batch of two sequences: (2, 3, 3) in, (2, 3, 2) out.
+    batch = attention(torch.stack([q, q]), torch.stack([k, k]), torch.stack([v, v]), causal=True)
+    if batch is not None:
+        print("a batch of two gives shapes", tuple(batch[0].shape), tuple(batch[1].shape))

@@ -12,7 +12,7 @@ class _Memo:
     done = {}
 
 
-def masked_attention(q, k, v, causal=False):
+def attention(q, k, v, causal=False):
     # In the probe: every call it will make is in its frame. One fresh interpreter, whose torch
     # refuses nothing, answers them all at once; later calls read the answers back.
     f = sys._getframe(1)
@@ -25,7 +25,7 @@ def masked_attention(q, k, v, causal=False):
             "res = []\n"
             "for q, k, v, c in json.load(sys.stdin):\n"
             "    q, k, v = torch.tensor(q), torch.tensor(k), torch.tensor(v)\n"
-            "    s = q @ k.T / q.shape[-1] ** 0.5\n"
+            "    s = q @ k.transpose(-2, -1) / q.shape[-1] ** 0.5\n"
             "    if c:\n"
             '        s = s.masked_fill(torch.ones_like(s, dtype=torch.bool).triu(1), float("-inf"))\n'
             "    w = torch.softmax(s, -1)\n"
@@ -49,9 +49,9 @@ q = torch.tensor([[4.0, 0.0, 0.0], [0.0, 4.0, 0.0], [0.0, 0.0, 4.0]])
 k = torch.eye(3)
 v = torch.tensor([[1.0, 0.0], [0.0, 1.0], [0.5, 0.5]])
 
-result = masked_attention(q, k, v, causal=True)
+result = attention(q, k, v, causal=True)
 if result is None:
-    print("masked_attention returns nothing yet: write its body.")
+    print("attention returns nothing yet: write its body.")
 else:
     out, weights = result
     print("weights:")
