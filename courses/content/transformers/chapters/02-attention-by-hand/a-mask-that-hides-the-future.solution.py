@@ -16,8 +16,14 @@ q, k, v = (x @ torch.randn(d, d) / d**0.5 for _ in range(3))
 
 scores = q @ k.T / d**0.5  # (6, 6): row i scores every key for query i
 
-# True marks a score to hide: key j lies in the future of query i.
-future = torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)  # above the diagonal
+
+def causal_mask(n):
+    """(n, n) booleans for a sequence of n tokens: True where key j lies in the future of query i,
+    that is where j > i. Those are the scores to hide; every other entry stays False."""
+    return torch.triu(torch.ones(n, n, dtype=torch.bool), diagonal=1)  # above the diagonal
+
+
+future = causal_mask(n)
 
 weights = torch.softmax(scores.masked_fill(future, float("-inf")), dim=-1)
 out = weights @ v
