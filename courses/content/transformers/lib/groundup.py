@@ -5,7 +5,7 @@ Part 1: split_words, build_vocab, encode and decode (which Vocab keeps together)
         TokenEmbedding: from text to one vector per token.
 Part 2: causal_mask and attention, written out step by step.
 Part 3: sinusoidal_positions and rotate, two ways to tell the model where a token sits.
-Part 4: FeedForward and SwiGLU, the per-position network.
+Part 4: feed_forward and swiglu, the per-position network, and FeedForward and SwiGLU around them.
 Part 5: split_heads, merge_heads and MultiHeadAttention, several heads side by side.
 Part 6: LayerNorm and RMSNorm, which keep the residual stream at a steady size.
 Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
@@ -141,25 +141,41 @@ def rotate(x: torch.Tensor, positions: torch.Tensor | None = None, base: float =
 # Part 4: the feed-forward block
 
 
-class FeedForward(nn.Module):
-    """Expand, activate, contract: one small network applied to every position on its own.
-    nn.Linear stores its weight as (out, in), so `expand.weight` is (hidden, d_model): the
-    transpose of W1 in the course's formula x W1."""
+def feed_forward(x: torch.Tensor, w1, b1, w2, b2) -> torch.Tensor:
+    """The feed-forward block on x (..., d): widen with w1 (d, h) and b1, bend every hidden number
+    with the exact GELU, z * Phi(z), narrow with w2 (h, d) and b2. The weights come in the formula's
+    layout, x @ w1; FeedForward passes the transposes of what nn.Linear stores."""
+    h = x @ w1 + b1
+    phi = (1 + torch.erf(h / math.sqrt(2))) / 2  # the standard normal CDF of every hidden number
+    return (h * phi) @ w2 + b2
 
-    def __init__(self, d_model: int, hidden: int | None = None, activation: nn.Module | None = None):
+
+def swiglu(x: torch.Tensor, w_gate, w_up, w_down) -> torch.Tensor:
+    """The gated block on x (..., d): SiLU of x @ w_gate, z * sigmoid(z), scales x @ w_up number by
+    number, then w_down narrows. No biases; weights in the formula's layout, (in, out)."""
+    gate = x @ w_gate
+    return (gate * torch.sigmoid(gate) * (x @ w_up)) @ w_down
+
+
+class FeedForward(nn.Module):
+    """Expand, activate, contract: one small network applied to every position on its own, the
+    arithmetic being feed_forward's. nn.Linear stores its weight as (out, in), so `expand.weight`
+    is (hidden, d_model): the transpose of W1 in the course's formula x W1."""
+
+    def __init__(self, d_model: int, hidden: int | None = None):
         super().__init__()
         hidden = hidden or 4 * d_model
         self.expand = nn.Linear(d_model, hidden)
-        self.activation = activation if activation is not None else nn.GELU()
         self.contract = nn.Linear(hidden, d_model)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.contract(self.activation(self.expand(x)))
+        expand, contract = self.expand, self.contract
+        return feed_forward(x, expand.weight.T, expand.bias, contract.weight.T, contract.bias)
 
 
 class SwiGLU(nn.Module):
-    """The gated variant: SiLU of one projection times another, then contract. Three matrices, so
-    the hidden width defaults to about two thirds of 4 * d_model to keep the parameter count."""
+    """The gated variant, the arithmetic being swiglu's. Three matrices, so the hidden width
+    defaults to about two thirds of 4 * d_model to keep the parameter count."""
 
     def __init__(self, d_model: int, hidden: int | None = None):
         super().__init__()
@@ -169,7 +185,7 @@ class SwiGLU(nn.Module):
         self.down = nn.Linear(hidden, d_model, bias=False)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down(nn.functional.silu(self.gate(x)) * self.up(x))
+        return swiglu(x, self.gate.weight.T, self.up.weight.T, self.down.weight.T)
 
 
 # Part 5: multi-head attention

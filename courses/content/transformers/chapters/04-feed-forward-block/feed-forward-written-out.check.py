@@ -147,6 +147,11 @@ def _judge(call):
                 f"{where} stopped: {error}. Build the activation from its formula with torch.erf, torch.exp or "
                 "torch.sigmoid."
             )
+        if ("cannot import name" in error or "has no attribute" in error) and "groundup" in error:
+            return False, (
+                f"{where}: {error}. This exercise asks you to write feed_forward and swiglu yourself, so groundup's "
+                "own are not there when your functions are judged."
+            )
         if "defines no function" in error:
             return False, (
                 f"{where}: {error}. Define it with def at the top level of your code, under that name: your "
@@ -173,8 +178,8 @@ def _judge(call):
         return False, f"{where} returned {kind}. It should return a tensor of shape {tuple(want.shape)}."
     if tuple(got.shape) != tuple(want.shape):
         return False, (
-            f"{where} returned shape {tuple(got.shape)}; it should be {tuple(want.shape)}, one row per token of x, "
-            f"as wide as x ({x.shape[1]})."
+            f"{where} returned shape {tuple(got.shape)}; it should be {tuple(want.shape)}, the shape of x: its "
+            f"leading axes, one row per token, as wide as x ({x.shape[-1]})."
         )
     if not got.is_floating_point():
         return False, (
@@ -192,9 +197,12 @@ def _judge(call):
         mine, right = _both(got, want)
         shown = f"{where} gave {mine}; the right output is {right}."
     else:
-        row = int((~torch.isclose(got.double(), want, atol=ATOL, rtol=RTOL)).any(dim=1).nonzero()[0])
-        mine, right = _both(got[row], want[row])
-        shown = f"{where} differs in row {row}: {mine} where the right output has {right}."
+        bad = (~torch.isclose(got.double(), want, atol=ATOL, rtol=RTOL)).any(dim=-1)
+        first = tuple(int(i) for i in bad.nonzero()[0])
+        *lead, row = first
+        place = f"row {row}" if not lead else f"row {row} of sequence {tuple(lead) if len(lead) > 1 else lead[0]}"
+        mine, right = _both(got[first], want[first])
+        shown = f"{where} differs in {place}: {mine} where the right output has {right}."
     maker = _block if call.function == "feed_forward" else _gated
     for kwargs, said in _mistakes(call):
         if _close(got, maker(*call.args, **kwargs)):
@@ -218,6 +226,6 @@ def check(ns, probed=None):
         return False, f"{right[0]} is right on all {counts[right[0]]} of its inputs. {message}" if right else message
     return True, (
         f"feed_forward and swiglu are right on {len(probed)} inputs they had never seen, from one token to eight, "
-        "with hidden numbers on both sides of zero, where GELU and SiLU bend. Both are the blocks groundup "
-        "provides, written by you."
+        "alone and in batches, with hidden numbers on both sides of zero, where GELU and SiLU bend. From here on "
+        "groundup's FeedForward and SwiGLU run on your functions."
     )

@@ -8,10 +8,10 @@ torch.set_printoptions(precision=4, sci_mode=False)
 def feed_forward(x, w1, b1, w2, b2):
     """The feed-forward block with GELU, written out by hand, for every row of x at once.
 
-    x: (n, d)             one row per token
+    x: (..., n, d)        one row per token, after any leading batch axes
     w1: (d, h), b1: (h,)  widen; the formula's layout, x @ w1 (nn.Linear would store (h, d))
     w2: (h, d), b2: (d,)  narrow back to width d
-    Returns (n, d).
+    Returns the shape of x, (..., n, d). groundup.FeedForward runs this on (batch, n, d).
 
     GELU(z) = z * Phi(z), with Phi(z) = (1 + erf(z / sqrt(2))) / 2: the exact GELU, PyTorch's default.
     By hand: torch.erf, torch.exp, torch.tanh, torch.sigmoid and matrix products are fine;
@@ -26,7 +26,7 @@ def feed_forward(x, w1, b1, w2, b2):
 def swiglu(x, w_gate, w_up, w_down):
     """The gated block: SiLU of x @ w_gate, times x @ w_up number by number, then @ w_down. No biases.
 
-    x: (n, d); w_gate, w_up: (d, h); w_down: (h, d). Returns (n, d).
+    x: (..., n, d); w_gate, w_up: (d, h); w_down: (h, d). Returns the shape of x, (..., n, d).
     SiLU(z) = z * sigmoid(z). By hand: torch.sigmoid is fine; F.silu and nn.SiLU are not.
     """
     gate = x @ w_gate

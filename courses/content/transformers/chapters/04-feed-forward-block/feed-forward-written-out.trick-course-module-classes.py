@@ -1,0 +1,40 @@
+import math
+
+import torch
+import torch.nn.functional as F
+from groundup import FeedForward, SwiGLU
+
+torch.set_printoptions(precision=4, sci_mode=False)
+
+
+def feed_forward(x, w1, b1, w2, b2):
+    # The course's finished block, with these weights loaded into it.
+    block = FeedForward(x.shape[1], w1.shape[1])
+    with torch.no_grad():
+        block.expand.weight.copy_(w1.T)
+        block.expand.bias.copy_(b1)
+        block.contract.weight.copy_(w2.T)
+        block.contract.bias.copy_(b2)
+        return block(x)
+
+
+def swiglu(x, w_gate, w_up, w_down):
+    block = SwiGLU(x.shape[1], w_gate.shape[1])
+    with torch.no_grad():
+        block.gate.weight.copy_(w_gate.T)
+        block.up.weight.copy_(w_up.T)
+        block.down.weight.copy_(w_down.T)
+        return block(x)
+
+
+# The chapter's worked case: d = 2, h = 3, no biases. The chapter gets (0.524, 0.841).
+x = torch.tensor([[1.0, -1.0]])
+w1 = torch.tensor([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0]])
+w2 = torch.tensor([[1.0, 1.0], [2.0, 0.0], [0.0, 3.0]])
+b1, b2 = torch.zeros(3), torch.zeros(2)
+print("feed_forward:", feed_forward(x, w1, b1, w2, b2))
+
+# The same token through SwiGLU, with w1 as the gate and an up matrix that makes every up number 1,
+# so the product shows the gate's SiLU alone: (0.193, 0.731).
+w_up = torch.tensor([[2.0, 0.0, 1.0], [1.0, -1.0, 0.0]])
+print("swiglu:", swiglu(x, w1, w_up, w2))
