@@ -6,7 +6,7 @@ Part 1: split_words, build_vocab, encode and decode (which Vocab keeps together)
 Part 2: causal_mask and attention, written out step by step.
 Part 3: sinusoidal_positions and rotate, two ways to tell the model where a token sits.
 Part 4: feed_forward and swiglu, the per-position network, and FeedForward and SwiGLU around them.
-Part 5: split_heads, merge_heads and MultiHeadAttention, several heads side by side.
+Part 5: split_heads, merge_heads, multi_head_attention and MultiHeadAttention: heads side by side.
 Part 6: LayerNorm and RMSNorm, which keep the residual stream at a steady size.
 Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
         with to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
@@ -192,25 +192,35 @@ class SwiGLU(nn.Module):
 
 
 def split_heads(x: torch.Tensor, n_heads: int) -> torch.Tensor:
-    """(batch, n, d_model) -> (batch, n_heads, n, d_head): each head gets its own slice of the
-    width. The view cuts every row into n_heads pieces; the transpose then puts the head axis in
-    front of the token axis, so attention treats each head like one more batch entry."""
-    batch, n, d_model = x.shape
-    return x.view(batch, n, n_heads, d_model // n_heads).transpose(1, 2)
+    """(..., n, d_model) -> (..., n_heads, n, d_head): each head gets its own slice of the width.
+    The reshape cuts every row into n_heads pieces; the transpose then puts the head axis in front
+    of the token axis, so attention treats each head like one more batch entry."""
+    *lead, n, d_model = x.shape
+    return x.reshape(*lead, n, n_heads, d_model // n_heads).transpose(-3, -2)
 
 
 def merge_heads(x: torch.Tensor) -> torch.Tensor:
-    """(batch, n_heads, n, d_head) -> (batch, n, n_heads * d_head): the inverse of split_heads,
-    which lays each token's head outputs side by side again."""
-    batch, n_heads, n, d_head = x.shape
-    return x.transpose(1, 2).reshape(batch, n, n_heads * d_head)
+    """(..., n_heads, n, d_head) -> (..., n, n_heads * d_head): the inverse of split_heads, which
+    lays each token's head outputs side by side again, head 0's columns first."""
+    *lead, n_heads, n, d_head = x.shape
+    return x.transpose(-3, -2).reshape(*lead, n, n_heads * d_head)
+
+
+def multi_head_attention(x: torch.Tensor, q_proj, k_proj, v_proj, out_proj, n_heads: int, causal: bool = True):
+    """(output, weights) of n_heads attention heads over x (..., n, d_model): each projection (a layer
+    from d_model to d_model, such as nn.Linear) makes the queries, keys or values of all heads at
+    once, split_heads hands each head its slice, attention runs on every head, merge_heads joins
+    them and out_proj mixes them. The output is (..., n, d_model), the weights (..., n_heads, n, n)."""
+    q, k, v = (split_heads(proj(x), n_heads) for proj in (q_proj, k_proj, v_proj))
+    heads, weights = attention(q, k, v, causal=causal)
+    return out_proj(merge_heads(heads)), weights
 
 
 class MultiHeadAttention(nn.Module):
     """n_heads attention heads of width d_model / n_heads over one input, joined by an output
-    projection. Four d_model x d_model matrices whatever the number of heads: 4 d^2 + 4 d
-    parameters. Causal by default, as a decoder needs. After each call, `weights` holds the
-    heads' attention maps, (batch, n_heads, n, n), for figures."""
+    projection, the arithmetic being multi_head_attention's. Four d_model x d_model matrices
+    whatever the number of heads: 4 d^2 + 4 d parameters. Causal by default, as a decoder needs.
+    After each call, `weights` holds the heads' attention maps, (batch, n_heads, n, n), for figures."""
 
     def __init__(self, d_model: int, n_heads: int):
         super().__init__()
@@ -224,10 +234,10 @@ class MultiHeadAttention(nn.Module):
         self.weights: torch.Tensor | None = None
 
     def forward(self, x: torch.Tensor, causal: bool = True) -> torch.Tensor:
-        q, k, v = (split_heads(proj(x), self.n_heads) for proj in (self.q_proj, self.k_proj, self.v_proj))
-        heads, weights = attention(q, k, v, causal=causal)
+        projections = (self.q_proj, self.k_proj, self.v_proj, self.out_proj)
+        out, weights = multi_head_attention(x, *projections, self.n_heads, causal=causal)
         self.weights = weights.detach()  # kept for plotting only; never part of the computation
-        return self.out_proj(merge_heads(heads))
+        return out
 
 
 def attention_flops(n: int, d_model: int) -> int:

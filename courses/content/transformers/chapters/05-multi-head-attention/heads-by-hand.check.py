@@ -1,4 +1,5 @@
 import torch
+from torch import nn
 
 _ROLES = ("query", "key", "value")
 
@@ -32,6 +33,15 @@ def _block_of(t, W):
     return None
 
 
+def _starter_layer():
+    """The layer and input as the starter code makes them: the same seed, sizes and biases."""
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(8, 2, batch_first=True)
+    with torch.no_grad():
+        mha.in_proj_bias.normal_(std=0.5)
+    return mha.state_dict(), torch.randn(1, 5, 8)
+
+
 def check(ns):
     mha, x, out, n_heads = ns.get("mha"), ns.get("x"), ns.get("out"), ns.get("n_heads")
     state = mha.state_dict() if hasattr(mha, "state_dict") else {}
@@ -48,8 +58,22 @@ def check(ns):
         return False, f"`out` should have the shape of `x`, {tuple(x.shape)}: one vector per token."
     if torch.isnan(out).any():
         return False, "`out` holds NaN. Build Wq, Wk and Wv by slicing the packed matrix, nothing else."
+    # The layer and the input are the starter's: zeroed or equal blocks would make any cut look right.
+    state0, x0 = _starter_layer()
+    same = all(torch.equal(state[name].float(), state0[name]) for name in names)
+    if not same or x.shape != x0.shape or not torch.equal(x.float(), x0) or n_heads != 2:
+        return False, (
+            "Keep `mha`, `x` and `n_heads` as the starter code makes them, seed and random biases included: the "
+            "check works the layer out from the same numbers. Only the slices need to change."
+        )
     expected = _mha(x.float(), W, b, W_out, b_out, n_heads)
-    if torch.allclose(out.float(), expected, atol=1e-5):
+    slices = [ns.get(name) for name in ("Wq", "Wk", "Wv", "bq", "bk", "bv")]
+    right = [W[:d], W[d : 2 * d], W[2 * d :], b[:d], b[d : 2 * d], b[2 * d :]]
+    sliced = all(
+        isinstance(got, torch.Tensor) and got.shape == want.shape and torch.equal(got.float(), want)
+        for got, want in zip(slices, right, strict=True)
+    )
+    if sliced and torch.allclose(out.float(), expected, atol=1e-5):
         return True, (
             f"Your {n_heads} heads reproduce nn.MultiheadAttention: rows 0-{d - 1} of the packed matrix are the "
             f"query projection, {d}-{2 * d - 1} the key and {2 * d}-{3 * d - 1} the value, and the same cut splits "
@@ -71,8 +95,10 @@ def check(ns):
             f"{name} reads the {_ROLES[i]} rows" for name, i in zip(("Wq", "Wk", "Wv"), blocks, strict=True)
         )
         return False, f"The three blocks are in the wrong order ({got}). PyTorch stacks query, key, value."
-    if blocks == [0, 1, 2]:
+    if blocks == [0, 1, 2] and not sliced:
         return False, "The three matrices are right, but the biases are not: the packed bias is cut like the matrix."
+    if sliced:
+        return False, "The slices are right, but `out` is not the layer's output computed from them."
     return (
         False,
         "`out` does not match the layer. Slice Wq, Wk and Wv as whole blocks of rows and keep the rest as it was.",
