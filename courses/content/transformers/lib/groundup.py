@@ -500,8 +500,13 @@ class KVCache:
 
 def cached_step(model: TinyGPT, ids: torch.Tensor, cache: KVCache) -> torch.Tensor:
     """Logits for the new token ids (batch, m) that follow the len(cache) positions already in the
-    cache; their keys and values are appended. The first call passes the whole prompt."""
+    cache; their keys and values are appended. The first call passes the whole prompt. A cache
+    holds at most the model's max_len positions: a step that would go past them raises."""
     start, m = len(cache), ids.shape[-1]
+    if start + m > model.positions.shape[0]:
+        raise ValueError(
+            f"{start} cached + {m} new tokens is more than the model's {model.positions.shape[0]} positions"
+        )
     x = model.tokens(ids) + model.positions[start : start + m]  # positions continue, not restart
     for i, block in enumerate(model.blocks):
         attn = block.attn
@@ -523,20 +528,25 @@ def cached_step(model: TinyGPT, ids: torch.Tensor, cache: KVCache) -> torch.Tens
 
 @torch.no_grad()
 def generate(model: TinyGPT, ids, n_new, temperature=1.0, top_k=None, top_p=None, generator=None, use_cache=True):
-    """ids (batch, n) followed by n_new tokens, chosen one at a time by sample_next. With the cache
-    each step feeds the model one token; without it each step runs the whole sequence again. Both
-    compute the same logits, so the same generator gives the same tokens."""
-    if ids.shape[-1] + n_new > model.positions.shape[0]:
-        raise ValueError(
-            f"{ids.shape[-1]} + {n_new} tokens is more than the model's {model.positions.shape[0]} positions"
-        )
-    cache = KVCache()
-    logits = cached_step(model, ids, cache) if use_cache else model(ids)
+    """ids (batch, n) followed by n_new tokens, chosen one at a time by sample_next. The model has
+    max_len positions, so it reads at most the last max_len tokens: a longer text is cropped, and
+    its oldest tokens drop out of view. With the cache each step feeds the model one token while the
+    text fits. Past max_len every kept token moves one position back at each step, so the cached
+    keys and values no longer belong to their positions: each step then runs the last max_len
+    tokens again, as it does without the cache. Both ways compute the same logits, so the same
+    generator gives the same tokens."""
+    max_len = model.positions.shape[0]
+    cache = KVCache() if use_cache and ids.shape[-1] <= max_len else None
+    logits = cached_step(model, ids, cache) if cache is not None else model(ids[:, -max_len:])
     for step in range(n_new):
         next_id = sample_next(logits[:, -1], temperature, top_k, top_p, generator)
         ids = torch.cat([ids, next_id[:, None]], dim=1)
-        if step < n_new - 1:  # the last token's logits would never be used
-            logits = cached_step(model, next_id[:, None], cache) if use_cache else model(ids)
+        if step == n_new - 1:
+            break  # the last token's logits would never be used
+        if cache is not None and len(cache) < max_len:
+            logits = cached_step(model, next_id[:, None], cache)
+        else:
+            logits = model(ids[:, -max_len:])  # the window: the last max_len tokens
     return ids
 
 
