@@ -14,8 +14,8 @@ Part 8: next_token_batch, next_token_loss, text_loss, shrink_token_table, adamw_
         and train_next_token: what it takes to train TinyGPT on a text.
 Part 9: top_k_filter, top_p_filter and sample_next, which pick the next token from logits, and
         KVCache, cached_step and generate, which decode with or without a cache of keys and values.
-Part 10: matmul_parameters, forward_flops and training_flops, TinyGPT's cost by formula, and
-         saved_bytes, the memory autograd keeps for the backward pass.
+Part 10: parameter_count, matmul_parameters, forward_flops and training_flops, TinyGPT's size and
+         cost by formula, and saved_bytes, the memory autograd keeps for the backward pass.
 """
 
 import math
@@ -551,6 +551,15 @@ def generate(model: TinyGPT, ids, n_new, temperature=1.0, top_k=None, top_p=None
 
 
 # Part 10: scaling and efficiency
+
+
+def parameter_count(vocab_size: int, d_model: int, n_layers: int, max_len: int) -> int:
+    """Every parameter of TinyGPT, counted from the shapes: per block two LayerNorms (a gain and a
+    shift each, 4 d), four attention projections with biases (4 d^2 + 4 d) and the feed-forward
+    block, d -> 4 d -> d with biases (8 d^2 + 5 d); then the token table, the position table and
+    the final LayerNorm. The output reuses the token table, so it adds nothing."""
+    per_block = 12 * d_model**2 + 13 * d_model
+    return n_layers * per_block + vocab_size * d_model + max_len * d_model + 2 * d_model
 
 
 def matmul_parameters(vocab_size: int, d_model: int, n_layers: int) -> int:

@@ -1,76 +1,91 @@
+"""Judges top_k_filter and top_p_filter on the probe's fresh rows: which tokens each keeps is
+worked out here, in float64, from the call's own arguments; a kept score must come back as it
+was and a dropped one as -inf. The first call that differs is shown with its row."""
+
 import torch
 
 
-def _nucleus(probs, p):
-    """The smallest set of most likely words whose probabilities add up to at least p, as a mask."""
-    sorted_probs, order = probs.sort(descending=True)
-    before = sorted_probs.cumsum(dim=-1) - sorted_probs  # what the words ranked above each one hold
-    keep_sorted = before < p
-    return keep_sorted.scatter(0, order, keep_sorted)
+def _number(x: float) -> str:
+    if x == float("-inf"):
+        return "-inf"
+    text = f"{x:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
-def _probs(name, value, size):
-    if not isinstance(value, torch.Tensor) or value.shape != (size,):
-        return None, f"Keep `{name}` as the starter code makes it: one probability per word, {size} of them."
-    if torch.isnan(value).any():
-        return None, f"`{name}` holds NaN: that happens when every score of a row is -inf, so nothing is kept."
-    return value.double(), None
+def _show(t) -> str:
+    if t.dim() == 0:
+        return _number(float(t))
+    return "[" + ", ".join(_show(x) for x in t) + "]"
 
 
-def check(ns):
-    logits, k, p = ns.get("logits"), ns.get("k"), ns.get("p")
-    if not isinstance(logits, torch.Tensor) or logits.dim() != 1 or logits.numel() < 5 or torch.isnan(logits).any():
-        return False, "Keep `logits` as the starter code makes it: one score per word."
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= logits.numel():
-        return False, "Keep `k` as it was: how many words top-k keeps."
-    if isinstance(p, bool) or not isinstance(p, (int, float)) or not 0 < p < 1:
-        return False, "Keep `p` as it was: a share between 0 and 1."
-    size = logits.numel()
+def _keep_top_k(logits, k):
+    return logits >= logits.topk(k, dim=-1).values[..., -1:]
+
+
+def _keep_top_p(logits, p, *, mistake=None):
+    """Kept tokens: those whose more likely tokens hold less than p. `mistake` makes the usual
+    wrong ones: 'crossing' also drops the token that carries the total past p."""
     probs = torch.softmax(logits.double(), dim=-1)
+    above = ((logits[..., None, :] > logits[..., :, None]) * probs[..., None, :]).sum(dim=-1)
+    if mistake == "crossing":
+        return above + probs <= p
+    return above < p
 
-    greedy_id = ns.get("greedy_id")
-    if isinstance(greedy_id, bool) or not isinstance(greedy_id, int) or greedy_id != int(probs.argmax()):
-        return False, "`greedy_id` should be the index of the highest score."
 
-    top_k, problem = _probs("probs_top_k", ns.get("probs_top_k"), size)
-    if problem:
-        return False, problem
-    kept = probs >= probs.topk(k).values[-1]
-    if not torch.allclose(top_k, torch.where(kept, probs, 0.0) / probs[kept].sum(), atol=1e-6):
-        return False, f"`probs_top_k` should give the {k} most likely words their renormalised share and the rest 0."
-
-    top_p, problem = _probs("probs_top_p", ns.get("probs_top_p"), size)
-    if problem:
-        return False, problem
-    nucleus = _nucleus(probs, p)
-    expected = torch.where(nucleus, probs, 0.0) / probs[nucleus].sum()
-    if not torch.allclose(top_p, expected, atol=1e-6):
-        learner_kept = top_p > 0
-        mass = probs[learner_kept].sum().item()
-        if learner_kept.any() and mass < p:
-            return False, (
-                f"Your nucleus keeps words that together hold {mass:.3f} of the probability, less than p = {p}. A "
-                "nucleus must reach p: the word whose share carries the running total past p belongs inside it."
+def _judge(call):
+    logits, cut = call.args
+    name = call.function
+    where = f"{name}({_show(logits)}, {cut})"
+    if call.error:
+        if "is not available here" in call.error:
+            return f"{where} stopped: {call.error}."
+        if "defines no function" in call.error:
+            return f"{where}: {call.error}. Keep the function under its name at the top level of your code."
+        return f"{where} raised an error: {call.error}"
+    got = call.value
+    if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(logits.shape):
+        kind = "nothing" if got is None else (f"shape {tuple(got.shape)}" if isinstance(got, torch.Tensor) else f"a {type(got).__name__}")
+        return f"{where} returned {kind}; it should return the scores, shape {tuple(logits.shape)}, with the dropped ones set to -inf."
+    keep = _keep_top_k(logits, cut) if name == "top_k_filter" else _keep_top_p(logits, cut)
+    right = logits.masked_fill(~keep, float("-inf"))
+    got_kept = got > float("-inf")
+    if torch.equal(got_kept, keep) and torch.allclose(got[keep].double(), logits[keep].double()):
+        return ""
+    said = f"{where} gave {_show(got)}; the right answer is {_show(right)}."
+    if name == "top_p_filter":
+        if torch.equal(got_kept, _keep_top_p(logits, cut, mistake="crossing") & (logits > float("-inf"))):
+            return (
+                f"{said} The token that carries the running total past p was dropped: a nucleus must reach p, so "
+                "decide about each token from what the tokens ranked above it already hold."
             )
-        if learner_kept.sum() > nucleus.sum():
-            return False, (
-                f"Your nucleus keeps {int(learner_kept.sum())} words; fewer already hold {p} of the probability. "
-                "Stop at the first word that brings the total to p."
+        if (got_kept & ~keep).any():
+            return f"{said} It keeps more tokens than needed: stop at the first token that brings the total to p."
+    else:
+        counts, wanted = got_kept.sum(dim=-1), keep.sum(dim=-1)
+        if bool((counts <= cut).all()) and bool((wanted > cut).any()):
+            return (
+                f"{said} This row has a tie at its highest score number {cut}: keep every score equal to it, since "
+                "which of two equal tokens to drop is not ours to decide."
             )
-        return False, "`probs_top_p` should give the nucleus's words their renormalised share and every other word 0."
+    if torch.equal(got_kept, keep):
+        return f"{said} The right tokens are kept, but their scores should come back unchanged."
+    return said
 
-    counts, n_draws = ns.get("counts"), ns.get("n_draws")
-    if isinstance(n_draws, bool) or not isinstance(n_draws, int) or n_draws < 500:
-        return False, "The nucleus is right. Keep `n_draws` as it was, so the draws can be compared with it."
-    if not isinstance(counts, torch.Tensor) or counts.shape != (size,) or int(counts.sum()) != n_draws:
-        return False, f"The nucleus is right. Keep `counts` as it was: how often each word was drawn, {n_draws} in all."
-    if (counts[~nucleus] != 0).any():
-        return False, "The nucleus is right, but `counts` has draws of words outside it: draw from `probs_top_p`."
-    # A loose band, not a test of the generator: 2,000 draws land within about 0.01 of each share.
-    if ((counts.double() / n_draws - expected).abs() > 0.05).any():
-        return False, "The nucleus is right, but the draws in `counts` do not follow `probs_top_p`: draw from it."
+
+def check(ns, probed=None):
+    if not probed:
+        return False, "top_k_filter and top_p_filter were not called on fresh rows: run your program to the end without an error."
+    for call in probed:
+        message = _judge(call)
+        if message:
+            return False, message
+    held = ns.get("probs_top_p")
+    logits = ns.get("logits")
+    extra = ""
+    if isinstance(held, torch.Tensor) and isinstance(logits, torch.Tensor) and held.shape == logits.shape:
+        probs = torch.softmax(logits.double(), dim=-1)
+        extra = f" On the chapter's row your nucleus keeps {int((held > 0).sum())} words, which held {probs[held > 0].sum():.3f}."
     return True, (
-        f"Top-{k} keeps {k} words whatever their shares; the nucleus at p = {p} keeps {int(nucleus.sum())} words, "
-        f"which together held {probs[nucleus].sum():.3f}, and would keep fewer on a peaked row and more on a flat one. "
-        "The seeded draws follow its shares, and the same seed gives the same draws on every run."
+        f"Both filters are right on {len(probed)} rows they had never seen: the nucleus always reaches p, keeping the "
+        "token that carries the total past it and never more, and top-k keeps every score tied with the k-th." + extra
     )

@@ -1,7 +1,14 @@
 import torch
 import torch.nn.functional as F
-from groundup import TinyGPT
+from groundup import TinyGPT, forward_flops
 from torch.utils.flop_counter import FlopCounterMode
+
+
+def training_flops(vocab_size, d_model, n_layers, batch, n):
+    """The FLOPs of one training step of TinyGPT on batch sequences of n tokens: the forward pass,
+    then the backward pass, as FlopCounterMode counts them. Returns an int."""
+    return 3 * forward_flops(vocab_size, d_model, n_layers, batch, n)  # each product gives two more on the way back
+
 
 torch.manual_seed(0)  # the same model and tokens on every run
 
@@ -23,14 +30,10 @@ with FlopCounterMode(display=False) as counter:
 measured_step = counter.get_total_flops()
 by_op = {str(op): flops for op, flops in counter.get_flop_counts()["Global"].items()}
 
-# The same counts by formula. N: the parameters that take part in a product, 12 d^2 per block
-# (four attention matrices, two feed-forward ones) plus the tied token table at the output.
-tokens = batch * n
-N = n_layers * 12 * d_model**2 + vocab_size * d_model
-forward_by_formula = 2 * N * tokens + n_layers * batch * 4 * n**2 * d_model  # + scores and blend
-step_by_formula = 3 * forward_by_formula  # each product gives two more on the way back
+# The same counts by formula: the forward pass as Part 10's first exercise counts it, and the step.
+forward_by_formula = forward_flops(vocab_size, d_model, n_layers, batch, n)
+step_by_formula = training_flops(vocab_size, d_model, n_layers, batch, n)
 
-print("N =", N, "parameters in products, of", sum(p.numel() for p in model.parameters()))
 print("training step, by kind of product:", by_op)
 print(f"forward : measured {measured_forward:>11,}  formula {forward_by_formula:>11,}")
 print(f"step    : measured {measured_step:>11,}  formula {step_by_formula:>11,}")
