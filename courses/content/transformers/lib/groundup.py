@@ -13,7 +13,8 @@ Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blo
 Part 8: next_token_batch, next_token_loss, text_loss, shrink_token_table, adamw_with_decay, lr_at
         and train_next_token: what it takes to train TinyGPT on a text.
 Part 9: top_k_filter, top_p_filter and sample_next, which pick the next token from logits, and
-        KVCache, cached_step and generate, which decode with or without a cache of keys and values.
+        KVCache, cached_step and generate, which decode with or without a cache of keys and values,
+        and continue_text, which turns a prompt into a model's continuation.
 Part 10: parameter_count, matmul_parameters, forward_flops and training_flops, TinyGPT's size and
          cost by formula, and saved_bytes, the memory autograd keeps for the backward pass.
 """
@@ -548,6 +549,13 @@ def generate(model: TinyGPT, ids, n_new, temperature=1.0, top_k=None, top_p=None
         else:
             logits = model(ids[:, -max_len:])  # the window: the last max_len tokens
     return ids
+
+
+def continue_text(model: TinyGPT, vocab: Vocab, text: str, n_new: int, **settings) -> str:
+    """The n_new characters a model trained on characters writes after `text`, chosen by generate
+    with the given settings (temperature, top_k, top_p, generator, use_cache)."""
+    ids = vocab.encode(text)[None]  # a string is a sequence of characters: (1, len(text))
+    return "".join(vocab.decode(generate(model, ids, n_new, **settings)[0, len(text) :]))
 
 
 # Part 10: scaling and efficiency
