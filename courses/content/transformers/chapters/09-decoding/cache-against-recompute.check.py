@@ -1,7 +1,8 @@
+import copy
 import math
 
 import torch
-from groundup import TinyGPT, causal_mask, merge_heads, split_heads
+from groundup import TinyGPT, cached_step, causal_mask, merge_heads, split_heads
 
 
 def _rebuild(ns):
@@ -52,7 +53,91 @@ def _times(value, n):
     return [float(t) for t in value] if all(t >= 0 for t in value) and sum(value) > 0 else None
 
 
-def check(ns):
+def _variant(model, ids, cache, mistake):
+    """cached_step with a mistake worth naming, on a copy of the cache: 'first rows' (the new
+    queries get the causal mask's first rows), 'no mask', 'position zero', 'cache ignored'."""
+    cache = copy.deepcopy(cache)
+    if mistake == "cache ignored":
+        cache.keys, cache.values = [], []
+    start, m = len(cache), ids.shape[-1]
+    row = 0 if mistake == "position zero" else start
+    x = model.tokens(ids) + model.positions[row : row + m]
+    for i, block in enumerate(model.blocks):
+        a = block.attn
+        h = block.norm1(x)
+        q, k, v = (split_heads(proj(h), a.n_heads) for proj in (a.q_proj, a.k_proj, a.v_proj))
+        if i < len(cache.keys):
+            k, v = torch.cat([cache.keys[i], k], dim=2), torch.cat([cache.values[i], v], dim=2)
+            cache.keys[i], cache.values[i] = k, v
+        else:
+            cache.keys.append(k)
+            cache.values.append(v)
+        scores = q @ k.transpose(-2, -1) / k.shape[-1] ** 0.5
+        if mistake != "no mask":
+            rows = causal_mask(start + m)[:m] if mistake == "first rows" else causal_mask(start + m)[start:]
+            scores = scores.masked_fill(rows, float("-inf"))
+        x = x + a.out_proj(merge_heads(torch.softmax(scores, dim=-1) @ v))
+        x = x + block.ffn(block.norm2(x))
+    return model.head(x)
+
+
+_SAID = {
+    "first rows": (
+        "The new queries get the causal mask's first rows, the rows of positions 0, 1, ...: with one new token, "
+        "it sees only the first key. The new tokens sit at positions len(cache) onwards; which rows belong to them?"
+    ),
+    "no mask": (
+        "Nothing is hidden: with several new tokens, each one sees the new tokens after it. Only a single new "
+        "token can do without a mask."
+    ),
+    "position zero": "The new tokens get the first position rows; they sit at the positions after the cached ones.",
+    "cache ignored": (
+        "The logits do not depend on the keys and values already in the cache: a step must attend over them, "
+        "not recompute or drop them."
+    ),
+}
+
+
+def _probed(probed):
+    """'' when cached_step gave the right logits on every probe call, else the message."""
+    with torch.no_grad():
+        for n, call in enumerate(probed, start=1):
+            model, ids, cache = call.args
+            where = f"cached_step on call {n} ({ids.shape[1]} new token(s) after {len(cache)} cached, batch {ids.shape[0]})"
+            before = copy.deepcopy(cache)
+            right = cached_step(model, ids, cache)  # the check's own copy of the cache moves on, in order
+            if call.error:
+                if "defines no function" in call.error:
+                    return f"{where}: {call.error}. Keep it under its name at the top level of your code."
+                return f"{where} raised an error: {call.error}"
+            got = call.value
+            if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(right.shape):
+                shape = tuple(got.shape) if isinstance(got, torch.Tensor) else type(got).__name__
+                return f"{where} returned {shape}; it should return logits of shape {tuple(right.shape)}."
+            if torch.allclose(got.float(), right, atol=1e-4):
+                continue
+            for mistake, said in _SAID.items():
+                if torch.allclose(got.float(), _variant(model, ids, before, mistake), atol=1e-4):
+                    return f"{where} gave other logits than attending over the cache. {said}"
+            if n == 3:
+                return (
+                    f"{where} gave other logits, although the step before it with the same cache was right: did that "
+                    "step append its keys and values to the cache?"
+                )
+            return f"{where} gave other logits than attending over the cache and the new tokens."
+    return ""
+
+
+def check(ns, probed=None):
+    if not probed:
+        return False, "cached_step was not called on fresh inputs: run your program to the end without an error."
+    said = _probed(probed)
+    if said:
+        return False, said
+    return _check_run(ns)
+
+
+def _check_run(ns):
     model = _rebuild(ns)
     if model is None:
         return False, "Keep `model` and `n_heads` as the starter code builds them: Part 7's TinyGPT."

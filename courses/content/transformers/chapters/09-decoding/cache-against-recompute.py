@@ -3,7 +3,7 @@ import time
 
 import matplotlib.pyplot as plt
 import torch
-from groundup import TinyGPT, Vocab, attention, merge_heads, split_heads, split_words
+from groundup import TinyGPT, Vocab, causal_mask, merge_heads, split_heads, split_words
 
 torch.manual_seed(0)  # the same weights on every run
 torch.set_num_threads(1)  # one thread, as in the sandbox: the clock then measures work, not a thread pool
@@ -16,32 +16,40 @@ prompt = vocab.encode(split_words("the old lighthouse keeper climbed the stairs"
 n_new = 200  # tokens to generate, one at a time, greedily
 
 
-class Cache:
-    """Per block, the keys and values of every position fed so far: (1, n_heads, positions, d_head)."""
+class KVCache:
+    """Per block, the keys and values of every position fed so far, (batch, n_heads, positions,
+    d_head) each; the first step fills the lists, one tensor per block."""
 
     def __init__(self):
-        self.keys, self.values = [None] * n_layers, [None] * n_layers
+        self.keys, self.values = [], []
 
     def __len__(self):
-        return 0 if self.keys[0] is None else self.keys[0].shape[2]
+        return self.keys[0].shape[2] if self.keys else 0  # positions cached so far
 
 
-def step(token, cache):
-    """Logits for ONE new token (1, 1), the position after everything in the cache. Only this
-    token's queries, keys and values are computed; the earlier ones are read from the cache."""
-    position = len(cache)
-    x = model.tokens(token) + model.positions[position : position + 1]
+def cached_step(model, ids, cache):
+    """Logits (batch, m, vocabulary) for the m new tokens ids (batch, m), which sit at the positions
+    after the len(cache) cached ones. Only the new tokens' queries, keys and values are computed; the
+    earlier keys and values are read from the cache, and the new ones appended to it."""
+    start, m = len(cache), ids.shape[-1]
+    x = model.tokens(ids) + model.positions[start : start + m]
     for i, block in enumerate(model.blocks):
         a = block.attn
         h = block.norm1(x)
         q, k, v = (split_heads(proj(h), a.n_heads) for proj in (a.q_proj, a.k_proj, a.v_proj))
-        keys = k if cache.keys[i] is None else torch.cat([cache.keys[i], k], dim=2)
-        values = v if cache.values[i] is None else torch.cat([cache.values[i], v], dim=2)
-        cache.keys[i], cache.values[i] = keys, values
-        out, _ = attention(q, keys, values, causal=True)  # causal, as in Part 5's layer
-        x = x + a.out_proj(merge_heads(out))
+        if i < len(cache.keys):
+            cache.keys[i] = torch.cat([cache.keys[i], k], dim=2)
+            cache.values[i] = torch.cat([cache.values[i], v], dim=2)
+        else:
+            cache.keys.append(k)
+            cache.values.append(v)
+        keys, values = cache.keys[i], cache.values[i]
+        scores = q @ keys.transpose(-2, -1) / keys.shape[-1] ** 0.5  # (batch, heads, m, start + m)
+        hidden = causal_mask(start + m)[:m]  # the causal mask's rows for the m new queries
+        weights = torch.softmax(scores.masked_fill(hidden, float("-inf")), dim=-1)
+        x = x + a.out_proj(merge_heads(weights @ values))
         x = x + block.ffn(block.norm2(x))
-    return model.head(x)[:, -1]  # (1, vocabulary)
+    return model.head(x)
 
 
 with torch.no_grad():
@@ -57,13 +65,13 @@ with torch.no_grad():
         ids_recompute = torch.cat([ids_recompute, logits.argmax(dim=-1, keepdim=True)], dim=1)
 
     # With a cache: feed the prompt one token at a time, then each new token once.
-    cache = Cache()
+    cache = KVCache()
     for t in range(prompt.shape[1] - 1):
-        step(prompt[:, t : t + 1], cache)
+        cached_step(model, prompt[:, t : t + 1], cache)
     ids_cached, times_cached, logits_cached = prompt, [], []
     for _ in range(n_new):
         start = time.perf_counter()
-        logits = step(ids_cached[:, -1:], cache)
+        logits = cached_step(model, ids_cached[:, -1:], cache)[:, -1]
         times_cached.append((time.perf_counter() - start) * 1000)
         logits_cached.append(logits[0])
         ids_cached = torch.cat([ids_cached, logits.argmax(dim=-1, keepdim=True)], dim=1)
@@ -83,13 +91,6 @@ print(
 )
 
 
-def smoothed(times, width=15):
-    """The median of each point's neighbourhood: on a busy machine single steps jump about when
-    another program takes the processor; the median keeps the trend and drops the spikes."""
-    half = width // 2
-    return [statistics.median(times[max(0, i - half) : i + half + 1]) for i in range(len(times))]
-
-
 positions = range(prompt.shape[1], prompt.shape[1] + n_new)  # where each generated token lands
 fig, ax = plt.subplots(figsize=(7, 4))
 for times, label, color in (
@@ -97,10 +98,13 @@ for times, label, color in (
     (times_cached, "with a KV cache", "tab:blue"),
 ):
     ax.plot(positions, times, color=color, linewidth=0.6, alpha=0.3)  # every step, as measured
-    ax.plot(positions, smoothed(times), color=color, linewidth=2.2, label=label)
+    # The median of each point's neighbourhood: on a busy machine single steps jump about when
+    # another program takes the processor; the median keeps the trend and drops the spikes.
+    smoothed = [statistics.median(times[max(0, i - 7) : i + 8]) for i in range(len(times))]
+    ax.plot(positions, smoothed, color=color, linewidth=2.2, label=label)
 ax.set_xlabel("position of the generated token")
 ax.set_ylabel("time for that token (ms)")
-ax.set_ylim(0, 2 * max(smoothed(times_recompute)[n_new // 2 :]))  # the trends; a spike may leave the top
+ax.set_ylim(0, 2 * statistics.median(times_recompute[-20:]))  # the trends; a spike may leave the top
 ax.set_title("Time per generated token, with and without a cache")
 ax.legend()
 plt.show()
