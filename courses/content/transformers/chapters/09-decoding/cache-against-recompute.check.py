@@ -103,7 +103,9 @@ def _probed(probed):
     with torch.no_grad():
         for n, call in enumerate(probed, start=1):
             model, ids, cache = call.args
-            where = f"cached_step on call {n} ({ids.shape[1]} new token(s) after {len(cache)} cached, batch {ids.shape[0]})"
+            where = (
+                f"cached_step on call {n} ({ids.shape[1]} new token(s) after {len(cache)} cached, batch {ids.shape[0]})"
+            )
             before = copy.deepcopy(cache)
             right = cached_step(model, ids, cache)  # the check's own copy of the cache moves on, in order
             if call.error:

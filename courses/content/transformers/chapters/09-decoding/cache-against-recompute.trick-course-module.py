@@ -1,9 +1,9 @@
 import statistics
 import time
 
+import groundup
 import matplotlib.pyplot as plt
 import torch
-import groundup
 from groundup import TinyGPT, Vocab, causal_mask, merge_heads, split_heads, split_words
 
 torch.manual_seed(0)  # the same weights on every run

@@ -44,7 +44,11 @@ def _judge(call):
         return f"{where} raised an error: {call.error}"
     got = call.value
     if not isinstance(got, torch.Tensor) or tuple(got.shape) != tuple(logits.shape):
-        kind = "nothing" if got is None else (f"shape {tuple(got.shape)}" if isinstance(got, torch.Tensor) else f"a {type(got).__name__}")
+        kind = (
+            "nothing"
+            if got is None
+            else (f"shape {tuple(got.shape)}" if isinstance(got, torch.Tensor) else f"a {type(got).__name__}")
+        )
         return f"{where} returned {kind}; it should return the scores, shape {tuple(logits.shape)}, with the dropped ones set to -inf."
     keep = _keep_top_k(logits, cut) if name == "top_k_filter" else _keep_top_p(logits, cut)
     right = logits.masked_fill(~keep, float("-inf"))
@@ -74,7 +78,10 @@ def _judge(call):
 
 def check(ns, probed=None):
     if not probed:
-        return False, "top_k_filter and top_p_filter were not called on fresh rows: run your program to the end without an error."
+        return (
+            False,
+            "top_k_filter and top_p_filter were not called on fresh rows: run your program to the end without an error.",
+        )
     for call in probed:
         message = _judge(call)
         if message:

@@ -25,10 +25,11 @@ def _refuse(module, names):
         if hasattr(module, name):
 
             def refused(*args, _name=name, **kwargs):
-                raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it by hand")
+                raise RuntimeError(
+                    f"groundup.{_name} is not available here: this exercise asks you to write it by hand"
+                )
 
             setattr(module, name, refused)
-
 
 
 def _scores(g, *shape):

@@ -61,7 +61,9 @@ def _settings(kwargs) -> str:
 
 def _error(where, error):
     if "is not available here" in error:
-        return f"{where} stopped: {error}. Draw a uniform number with torch.rand and walk the running total of the shares."
+        return (
+            f"{where} stopped: {error}. Draw a uniform number with torch.rand and walk the running total of the shares."
+        )
     if "defines no function" in error:
         return f"{where}: {error}. Define it with def at the top level of your code, under that name."
     if error.startswith("NameError"):
@@ -81,7 +83,10 @@ def _tokens(where, value, shape, vocab):
     if tuple(value.shape) != tuple(shape):
         return None, f"{where} returned shape {tuple(value.shape)}; it should be {tuple(shape)}, one id per row."
     if value.is_floating_point() or value.is_complex() or value.dtype == torch.bool:
-        return None, f"{where} returned {str(value.dtype).removeprefix('torch.')}; token ids are whole numbers (torch.long)."
+        return (
+            None,
+            f"{where} returned {str(value.dtype).removeprefix('torch.')}; token ids are whole numbers (torch.long).",
+        )
     if value.numel() and (value.min() < 0 or value.max() >= vocab):
         return None, f"{where} returned {int(value.max())}, outside the vocabulary of {vocab} tokens."
     return value.long(), None
@@ -140,8 +145,7 @@ def _judge_generate(call, context):
     batch, n = ids.shape
     vocab = model.tokens.table.shape[0]
     where = (
-        f"generate on a model with max_len={max_len}, the prompt {ids.tolist()} and n_new={n_new}, with "
-        f"{_settings(kw)}"
+        f"generate on a model with max_len={max_len}, the prompt {ids.tolist()} and n_new={n_new}, with {_settings(kw)}"
     )
     if call.error:
         if any(word in call.error for word in ("size of tensor", "out of range", "positions", "must match")):
@@ -195,13 +199,20 @@ def _judge_generate(call, context):
 
 def check(ns, probed=None):
     if not probed:
-        return False, "sample_next and generate were not called on fresh inputs: run your program to the end without an error."
+        return (
+            False,
+            "sample_next and generate were not called on fresh inputs: run your program to the end without an error.",
+        )
     seen = {}
     for call in probed:
         if call.function == "sample_next":
             message = _judge_sample(call)
             if not message and call.kwargs.get("generator") is not None and not call.error:
-                key = (tuple(call.args[0].shape), tuple(call.args[0].flatten()[:8].tolist()), call.kwargs["generator"].initial_seed())
+                key = (
+                    tuple(call.args[0].shape),
+                    tuple(call.args[0].flatten()[:8].tolist()),
+                    call.kwargs["generator"].initial_seed(),
+                )
                 first = seen.setdefault(key, call.value)
                 if not torch.equal(first, call.value):
                     message = (

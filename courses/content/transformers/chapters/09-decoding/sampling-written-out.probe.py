@@ -36,10 +36,11 @@ def _refuse(module, names):
         if hasattr(module, name):
 
             def refused(*args, _name=name, **kwargs):
-                raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it by hand")
+                raise RuntimeError(
+                    f"groundup.{_name} is not available here: this exercise asks you to write it by hand"
+                )
 
             setattr(module, name, refused)
-
 
 
 DRAWS = 4000  # rows per counted call: each share lands within about 0.01 of the right one
@@ -77,14 +78,26 @@ def calls(seed):
     g = torch.Generator().manual_seed(seed)
     made = []
     # Counted draws: one row repeated DRAWS times, at several temperatures and with each filter.
-    for temperature, top_k, top_p in ((1.0, None, None), (0.5, None, None), (2.0, None, None), (1.5, 2, None), (0.6, None, 0.6)):
+    for temperature, top_k, top_p in (
+        (1.0, None, None),
+        (0.5, None, None),
+        (2.0, None, None),
+        (1.5, 2, None),
+        (0.6, None, 0.6),
+    ):
         row = _row(g, 6, 1.2)
         while top_p is not None and _nucleus_size(row / temperature, top_p) == _nucleus_size(row, top_p):
             row = _row(g, 6, 1.2)  # a row whose nucleus depends on whether the temperature comes first
         kwargs = dict(temperature=temperature, top_k=top_k, top_p=top_p)
         seed_of = int(torch.randint(0, 2**31, (1,), generator=g))
         for _ in range(2):  # the same seed twice: the same draws
-            made.append(("sample_next", (row.expand(DRAWS, 6).clone(),), {**kwargs, "generator": torch.Generator().manual_seed(seed_of)}))
+            made.append(
+                (
+                    "sample_next",
+                    (row.expand(DRAWS, 6).clone(),),
+                    {**kwargs, "generator": torch.Generator().manual_seed(seed_of)},
+                )
+            )
     # Greedy on leading axes, and draws on (vocab,) and (batch, n, vocab).
     made.append(("sample_next", (torch.stack([_row(g, 5, 1.0) for _ in range(3)]),), dict(temperature=0)))
     made.append(("sample_next", (_row(g, 7, 1.0),), dict(temperature=0)))
@@ -108,6 +121,10 @@ def calls(seed):
         seed_of = int(torch.randint(0, 2**31, (1,), generator=g))
         for use_cache in (True, True, False):  # twice with the cache, once without: the same tokens
             made.append(
-                ("generate", (model, ids, 9), {**kwargs, "generator": torch.Generator().manual_seed(seed_of), "use_cache": use_cache})
+                (
+                    "generate",
+                    (model, ids, 9),
+                    {**kwargs, "generator": torch.Generator().manual_seed(seed_of), "use_cache": use_cache},
+                )
             )
     return made

@@ -1,5 +1,5 @@
-import torch
 import groundup
+import torch
 from groundup import TinyGPT
 
 torch.set_printoptions(precision=3, sci_mode=False)

@@ -5,7 +5,9 @@ torch.set_printoptions(precision=3, sci_mode=False)
 
 
 def _steady(f):
-    torch.rand = lambda *shape, generator=None, _rand=torch.rand: torch.full(shape[0] if isinstance(shape[0], tuple) else shape, 0.5)
+    torch.rand = lambda *shape, generator=None, _rand=torch.rand: torch.full(
+        shape[0] if isinstance(shape[0], tuple) else shape, 0.5
+    )
     return f
 
 

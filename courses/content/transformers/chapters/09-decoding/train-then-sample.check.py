@@ -94,7 +94,10 @@ def check(ns, probed=None):
     if not isinstance(prompt, str) or not prompt or any(c not in vocab.ids for c in prompt):
         return False, "Keep `prompt` as a string of characters from the story."
     if not isinstance(ways, dict) or not isinstance(samples, dict) or set(samples) != set(ways) or len(ways) < 4:
-        return False, "Keep `ways` as the starter code sets them, and let the loop fill `samples` with one text for each."
+        return (
+            False,
+            "Keep `ways` as the starter code sets them, and let the loop fill `samples` with one text for each.",
+        )
     if set(samples.values()) == {None}:
         return False, "continue_text returns nothing yet: write its body."
     texts = list(samples.values())

@@ -27,7 +27,9 @@ def _refuse(module, names):
         if hasattr(module, name):
 
             def refused(*args, _name=name, **kwargs):
-                raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it by hand")
+                raise RuntimeError(
+                    f"groundup.{_name} is not available here: this exercise asks you to write it by hand"
+                )
 
             setattr(module, name, refused)
 
@@ -50,6 +52,9 @@ def calls(seed):
         vocab = Vocab(letters)
         text = "".join(letters[int(i)] for i in torch.randint(0, 7, (n_prompt,), generator=g))
         if "top_k" in settings:
-            settings = {**settings, "generator": torch.Generator().manual_seed(int(torch.randint(0, 2**31, (1,), generator=g)))}
+            settings = {
+                **settings,
+                "generator": torch.Generator().manual_seed(int(torch.randint(0, 2**31, (1,), generator=g))),
+            }
         made.append(("continue_text", (_model(g, len(vocab), 5), vocab, text, n_new), settings))
     return made

@@ -1,5 +1,5 @@
-import matplotlib.pyplot as plt
 import groundup
+import matplotlib.pyplot as plt
 import torch
 from groundup import TinyGPT, Vocab, generate, shrink_token_table, split_words, text_loss, train_next_token
 from tinytext import TEXT

@@ -51,5 +51,6 @@ def check(ns, probed=None):
     return True, (
         f"training_flops is right on {len(probed)} sets of sizes it had never seen, up to a model far too large to "
         "build here: every product of the forward pass comes back as three, itself and one gradient for each of its "
-        "two inputs. Without attention's products between tokens that is the rule of 6 FLOPs per parameter per token." + extra
+        "two inputs. Without attention's products between tokens that is the rule of 6 FLOPs per parameter per token."
+        + extra
     )

@@ -20,19 +20,34 @@ def _mistakes(name, args):
         vocab_size, d, layers, max_len = args
         right = _right(name, args)
         return [
-            (right - layers * 9 * d - d, "The biases are missing: every Linear in a block has one, as wide as its output."),
-            (right - layers * 4 * d - 2 * d, "The LayerNorms are missing: each has a gain and a shift of width d_model."),
+            (
+                right - layers * 9 * d - d,
+                "The biases are missing: every Linear in a block has one, as wide as its output.",
+            ),
+            (
+                right - layers * 4 * d - 2 * d,
+                "The LayerNorms are missing: each has a gain and a shift of width d_model.",
+            ),
             (right - max_len * d, "The position table is missing: one learned row of width d_model per position."),
             (right + vocab_size * d, "The token table is counted twice: the output reuses it, so it adds nothing."),
-            (right - layers * 6 * d * d, "The feed-forward block is d -> 4d -> d: each of its matrices has 4 d^2 numbers."),
+            (
+                right - layers * 6 * d * d,
+                "The feed-forward block is d -> 4d -> d: each of its matrices has 4 d^2 numbers.",
+            ),
         ]
     if name == "matmul_parameters":
         vocab_size, d, layers = args
         right = _right(name, args)
         return [
-            (right - vocab_size * d, "The token table is missing: it scores every position at the output, a product too."),
+            (
+                right - vocab_size * d,
+                "The token table is missing: it scores every position at the output, a product too.",
+            ),
             (right + layers * 9 * d, "The biases are in: a bias is added, never multiplied, so it has no place in N."),
-            (right - layers * 6 * d * d, "The feed-forward block is d -> 4d -> d: each of its matrices has 4 d^2 numbers."),
+            (
+                right - layers * 6 * d * d,
+                "The feed-forward block is d -> 4d -> d: each of its matrices has 4 d^2 numbers.",
+            ),
             (4 * right, "That is the memory of training in bytes (weights, gradients and Adam's two averages), not N."),
         ]
     vocab_size, d, layers, batch, n = args
@@ -41,10 +56,16 @@ def _mistakes(name, args):
     return [
         (weights, "Only the products with weights are counted: add attention's scores and blend, which have none."),
         (weights // 2 + attention // 2, "Each multiply-add is two FLOPs, a multiplication and an addition."),
-        (weights + attention // 2, "Attention has two products without weights, Q K^T and the blend with V; count both."),
+        (
+            weights + attention // 2,
+            "Attention has two products without weights, Q K^T and the blend with V; count both.",
+        ),
         (weights + attention // batch, "Attention's products come once per sequence of the batch."),
         (weights + attention // layers, "Attention's products come once per layer."),
-        (3 * (weights + attention), "That is a training step (forward and backward); this asks for the forward pass alone."),
+        (
+            3 * (weights + attention),
+            "That is a training step (forward and backward); this asks for the forward pass alone.",
+        ),
     ]
 
 
@@ -72,7 +93,9 @@ def _judge(call):
         return f"{where} returned a {type(got).__name__}; it should return a whole number."
     if isinstance(got, float):
         if got == right:
-            return f"{where} returned the float {got}; return a whole number (an int): use // or int() where you divide."
+            return (
+                f"{where} returned the float {got}; return a whole number (an int): use // or int() where you divide."
+            )
         got_text = f"{got:,.1f}"
     else:
         got_text = f"{got:,}"
@@ -87,7 +110,10 @@ def _judge(call):
 
 def check(ns, probed=None):
     if not probed:
-        return False, "The three functions were not called on fresh sizes: run your program to the end without an error."
+        return (
+            False,
+            "The three functions were not called on fresh sizes: run your program to the end without an error.",
+        )
     for call in probed:
         message = _judge(call)
         if message:

@@ -1,5 +1,5 @@
-import torch
 import groundup
+import torch
 from groundup import TinyGPT
 from torch.utils.flop_counter import FlopCounterMode
 
