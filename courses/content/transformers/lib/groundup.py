@@ -16,7 +16,8 @@ Part 9: top_k_filter, top_p_filter and sample_next, which pick the next token fr
         KVCache, cached_step and generate, which decode with or without a cache of keys and values,
         and continue_text, which turns a prompt into a model's continuation.
 Part 10: parameter_count, matmul_parameters, forward_flops and training_flops, TinyGPT's size and
-         cost by formula, and saved_bytes, the memory autograd keeps for the backward pass.
+         cost by formula, saved_bytes, the memory autograd keeps for the backward pass, and
+         attention_saved_bytes, that memory for one attention call with either kernel.
 """
 
 import math
@@ -24,6 +25,7 @@ import re
 
 import torch
 from torch import nn
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 # Part 1: tokens and embeddings
 
@@ -612,3 +614,14 @@ def saved_bytes(fn, *args, ignore=()) -> int:
     with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
         fn(*args)
     return sum(blocks.values())
+
+
+def attention_saved_bytes(batch: int, heads: int, n: int, d_head: int, fused: bool) -> int:
+    """The bytes one causal attention call keeps for the backward pass, measured by saved_bytes on
+    random queries, keys and values of shape (batch, heads, n, d_head): with the MATH kernel, which
+    keeps the n x n weights of every head, or (fused=True) with the CPU's fused kernel, which keeps
+    its inputs, its output and one number per query row."""
+    q, k, v = (torch.randn(batch, heads, n, d_head, requires_grad=True) for _ in range(3))
+    backend = SDPBackend.FLASH_ATTENTION if fused else SDPBackend.MATH
+    with sdpa_kernel(backend):
+        return saved_bytes(lambda q, k, v: nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True), q, k, v)

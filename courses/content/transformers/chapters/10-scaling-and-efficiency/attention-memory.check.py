@@ -2,7 +2,7 @@ import math
 
 import torch
 import torch.nn.functional as F
-from groundup import saved_bytes
+from groundup import attention_saved_bytes, saved_bytes
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 _SIZES = ("batch", "heads", "d_head")
@@ -24,7 +24,45 @@ def _whole_list(value, length=None):
     )
 
 
-def check(ns):
+def _probed(probed):
+    """'' when every probe call measured what the kernel it names keeps, else the message."""
+    for call in probed:
+        batch, heads, n, d_head, fused = call.args
+        kernel = "fused" if fused else "MATH"
+        where = f"attention_saved_bytes(batch={batch}, heads={heads}, n={n}, d_head={d_head}, fused={fused})"
+        if call.error:
+            if "defines no function" in call.error:
+                return f"{where}: {call.error}. Keep it under its name at the top level of your code."
+            return f"{where} raised an error: {call.error}"
+        got = call.value
+        if isinstance(got, bool) or not isinstance(got, int):
+            return f"{where} returned {'nothing' if got is None else 'a ' + type(got).__name__}; it should return a number of bytes."
+        right = attention_saved_bytes(*call.args)
+        if got == right:
+            continue
+        other = attention_saved_bytes(batch, heads, n, d_head, not fused)
+        if fused and got == other:
+            return (
+                f"{where} gave {got:,} bytes, what the MATH kernel keeps; the fused kernel keeps {right:,}. The second "
+                "measurement should force the fused kernel: look at which SDPBackend names run on the CPU."
+            )
+        return f"{where} gave {got:,} bytes; the {kernel} kernel keeps {right:,}."
+    return ""
+
+
+def check(ns, probed=None):
+    if not probed:
+        return (
+            False,
+            "attention_saved_bytes was not called on fresh sizes: run your program to the end without an error.",
+        )
+    said = _probed(probed)
+    if said:
+        return False, said
+    return _check_run(ns)
+
+
+def _check_run(ns):
     if not all(isinstance(ns.get(name), int) and not isinstance(ns[name], bool) and ns[name] > 0 for name in _SIZES):
         return False, "Keep `batch`, `heads` and `d_head` as the starter code sets them: whole numbers above zero."
     batch, heads, d_head = (ns[name] for name in _SIZES)

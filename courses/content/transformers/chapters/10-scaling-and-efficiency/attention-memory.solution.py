@@ -4,25 +4,31 @@ import torch.nn.functional as F
 from groundup import saved_bytes
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+
+def attention_saved_bytes(batch, heads, n, d_head, fused):
+    """The bytes one causal attention call keeps for the backward pass, on random queries, keys and
+    values of shape (batch, heads, n, d_head): with the MATH kernel, or (fused=True) with the fused
+    one. Returns an int."""
+    q, k, v = (torch.randn(batch, heads, n, d_head, requires_grad=True) for _ in range(3))
+
+    def causal_attention(q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+    if not fused:
+        # The written-out kernel: scores, softmax and blend as ordinary PyTorch operations.
+        with sdpa_kernel(SDPBackend.MATH):
+            return saved_bytes(causal_attention, q, k, v)
+    # The fused kernel, which works through the keys block by block.
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        return saved_bytes(causal_attention, q, k, v)
+
+
 torch.manual_seed(0)  # the same queries, keys and values on every run
 
 batch, heads, d_head = 1, 4, 32
 lengths = [64, 128, 256, 512, 1024]
-
-
-def causal_attention(q, k, v):
-    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
-
-
-math_bytes, fused_bytes = [], []
-for n in lengths:
-    q, k, v = (torch.randn(batch, heads, n, d_head, requires_grad=True) for _ in range(3))
-    # The written-out kernel: scores, softmax and blend as ordinary PyTorch operations.
-    with sdpa_kernel(SDPBackend.MATH):
-        math_bytes.append(saved_bytes(causal_attention, q, k, v))
-    # The fused kernel, which works through the keys block by block.
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-        fused_bytes.append(saved_bytes(causal_attention, q, k, v))
+math_bytes = [attention_saved_bytes(batch, heads, n, d_head, fused=False) for n in lengths]
+fused_bytes = [attention_saved_bytes(batch, heads, n, d_head, fused=True) for n in lengths]
 
 table_bytes = [batch * heads * n * n * 4 for n in lengths]  # the n x n weights of every head, float32
 print(f"{'n':>5} {'math':>12} {'fused':>12} {'n x n table':>12}")

@@ -13,6 +13,11 @@ def check(ns):
         return False, "`a` and `b` should stay float32: autocast casts copies for each product, never the inputs."
     if corner_a.shape[1] != corner_b.shape[0] or corner_mixed.shape != (corner_a.shape[0], corner_b.shape[1]):
         return False, "Keep the corners as the starter code cuts them, so that corner_mixed is corner_a @ corner_b."
+    if corner_a.double().std() < 0.5 or corner_b.double().std() < 0.5:
+        return False, (
+            "Keep `a` and `b` as the starter code draws them, random numbers of every size: on matrices of zeros or "
+            "of a few round numbers, a product in any precision comes out the same."
+        )
     if corner_mixed.dtype == torch.float32:
         return False, (
             "The autocast product is still float32, so autocast changed nothing. Making an autocast object is not "
