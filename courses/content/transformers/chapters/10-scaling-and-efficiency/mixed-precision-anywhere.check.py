@@ -29,7 +29,9 @@ def check(ns):
         return False, "The autocast product holds NaN or infinity. Multiply the float32 matrices a and b as they are."
     reference = corner_a @ corner_b  # float32, recomputed here
     error = ((corner_mixed.float() - reference).norm() / reference.norm()).item()
-    if torch.equal(corner_mixed, reference.to(torch.bfloat16)):
+    # A product run in bfloat16 matches the rounded float32 one in about half of its entries; one
+    # rounded afterwards matches in nearly all, even where the device added up in another order.
+    if (corner_mixed == reference.to(torch.bfloat16)).double().mean() > 0.9:
         return False, (
             "This is the float32 product rounded to bfloat16 afterwards: the product itself still ran in float32. "
             "Let autocast run the product instead."
