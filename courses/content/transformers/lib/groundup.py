@@ -9,7 +9,8 @@ Part 4: feed_forward and swiglu, the per-position network, and FeedForward and S
 Part 5: split_heads, merge_heads, multi_head_attention and MultiHeadAttention: heads side by side.
 Part 6: LayerNorm and RMSNorm, which keep the residual stream at a steady size.
 Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
-        with to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
+        with options for the positions, feed-forward block and norm of Parts 3, 4 and 6, and
+        to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
 Part 8: next_token_batch, next_token_loss, text_loss, shrink_token_table, adamw_with_decay, lr_at
         and train_next_token: what it takes to train TinyGPT on a text.
 Part 9: top_k_filter, top_p_filter and sample_next, which pick the next token from logits, and
@@ -285,16 +286,48 @@ class RMSNorm(nn.Module):
 # Part 7: a full block, and a stack of them
 
 
+class RotaryAttention(MultiHeadAttention):
+    """MultiHeadAttention with Part 3's rotate applied to every head's queries and keys before they
+    are scored, so position enters through the scores alone and the stream carries none. The same
+    four projections and parameter names as MultiHeadAttention: only the forward pass differs."""
+
+    def forward(self, x: torch.Tensor, causal: bool = True) -> torch.Tensor:
+        q, k, v = (split_heads(proj(x), self.n_heads) for proj in (self.q_proj, self.k_proj, self.v_proj))
+        heads, weights = attention(rotate(q), rotate(k), v, causal=causal)
+        self.weights = weights.detach()
+        return self.out_proj(merge_heads(heads))
+
+
+def _check_choice(option: str, value, choices) -> None:
+    """A ValueError naming the choices when `value` is not one of them."""
+    if value not in choices:
+        raise ValueError(f"{option} must be one of {', '.join(map(repr, choices))}, not {value!r}")
+
+
 class Block(nn.Module):
     """A pre-norm decoder block: each sublayer reads a normalised copy of the residual stream and
-    adds its result back; the stream itself is never normalised inside the block."""
+    adds its result back; the stream itself is never normalised inside the block. The defaults are
+    GPT-2's choices; ffn="swiglu" (Part 4), norm="rms" (Part 6) and rotary=True (Part 3, turning
+    the queries and keys inside attention) are the newer ones, which Part 8 compares."""
 
-    def __init__(self, d_model: int, n_heads: int, hidden: int | None = None):
+    def __init__(
+        self,
+        d_model: int,
+        n_heads: int,
+        hidden: int | None = None,
+        *,
+        ffn: str = "gelu",
+        norm: str = "layer",
+        rotary: bool = False,
+    ):
         super().__init__()
-        self.norm1 = LayerNorm(d_model)
-        self.attn = MultiHeadAttention(d_model, n_heads)
-        self.norm2 = LayerNorm(d_model)
-        self.ffn = FeedForward(d_model, hidden)
+        _check_choice("ffn", ffn, ("gelu", "swiglu"))
+        _check_choice("norm", norm, ("layer", "rms"))
+        make_norm = LayerNorm if norm == "layer" else RMSNorm
+        self.norm1 = make_norm(d_model)
+        self.attn = RotaryAttention(d_model, n_heads) if rotary else MultiHeadAttention(d_model, n_heads)
+        self.norm2 = make_norm(d_model)
+        self.ffn = FeedForward(d_model, hidden) if ffn == "gelu" else SwiGLU(d_model, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = x + self.attn(self.norm1(x))
@@ -304,7 +337,10 @@ class Block(nn.Module):
 def to_torch_layer(block: Block) -> nn.TransformerEncoderLayer:
     """The same block as PyTorch's own layer, with the weights copied over: nn.MultiheadAttention
     packs the query, key and value projections into one (3 d, d) matrix, in that order. Call it
-    with a causal mask, e.g. layer(x, src_mask=causal_mask(n), is_causal=True)."""
+    with a causal mask, e.g. layer(x, src_mask=causal_mask(n), is_causal=True). PyTorch's layer has
+    layer norms, a GELU feed-forward block and no rotary turn: only a default Block has a twin."""
+    if isinstance(block.attn, RotaryAttention) or not hasattr(block.ffn, "expand") or not hasattr(block.norm1, "bias"):
+        raise ValueError("only a Block with the default options (layer norms, GELU, no rotary) matches PyTorch's layer")
     d_model = block.norm1.weight.shape[0]
     layer = nn.TransformerEncoderLayer(
         d_model,
@@ -336,18 +372,49 @@ class TinyGPT(nn.Module):
     """Token rows plus learned position rows start the residual stream; n_layers blocks add to
     it; a final LayerNorm and the token table itself (weight tying) turn each position into
     logits over the vocabulary. With GPT-2 small's sizes it has GPT-2 small's 124,439,808
-    parameters."""
+    parameters.
 
-    def __init__(self, vocab_size: int, d_model: int, n_heads: int, n_layers: int, max_len: int):
+    The keywords swap in the other choices of earlier parts, for Part 8 to compare:
+    position="sinusoidal" adds Part 3's fixed sinusoids instead of learned rows (no parameters),
+    position="rotary" adds nothing to the stream and turns the queries and keys inside every
+    block's attention instead; ffn="swiglu" uses Part 4's gated block; norm="rms" uses RMSNorm in
+    the blocks and before the output."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        n_heads: int,
+        n_layers: int,
+        max_len: int,
+        *,
+        position: str = "learned",
+        ffn: str = "gelu",
+        norm: str = "layer",
+    ):
         super().__init__()
+        _check_choice("position", position, ("learned", "sinusoidal", "rotary"))
+        _check_choice("ffn", ffn, ("gelu", "swiglu"))
+        _check_choice("norm", norm, ("layer", "rms"))
+        self.options = {"position": position, "ffn": ffn, "norm": norm}
+        self.max_len = max_len
         self.tokens = TokenEmbedding(vocab_size, d_model)
-        # Small random rows, as GPT-2 starts them; Part 3's sinusoids would cost no parameters.
-        self.positions = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
-        self.blocks = nn.ModuleList(Block(d_model, n_heads) for _ in range(n_layers))
-        self.norm = LayerNorm(d_model)
+        if position == "learned":
+            # Small random rows, as GPT-2 starts them.
+            self.positions = nn.Parameter(torch.randn(max_len, d_model) * 0.02)
+        elif position == "sinusoidal":
+            # A fixed table: a buffer moves with the model (.to(device)) but is not trained or saved.
+            self.register_buffer("positions", sinusoidal_positions(max_len, d_model), persistent=False)
+        else:
+            self.positions = None  # rotary: position enters inside attention, not the stream
+        rotary = position == "rotary"
+        self.blocks = nn.ModuleList(Block(d_model, n_heads, ffn=ffn, norm=norm, rotary=rotary) for _ in range(n_layers))
+        self.norm = LayerNorm(d_model) if norm == "layer" else RMSNorm(d_model)
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         """(..., n) token ids -> (..., n, d_model): the residual stream before the first block."""
+        if self.positions is None:
+            return self.tokens(ids)
         return self.tokens(ids) + self.positions[: ids.shape[-1]]
 
     def head(self, x: torch.Tensor) -> torch.Tensor:
