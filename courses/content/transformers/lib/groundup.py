@@ -7,7 +7,8 @@ Part 2: causal_mask and attention, written out step by step.
 Part 3: sinusoidal_positions and rotate, two ways to tell the model where a token sits.
 Part 4: feed_forward and swiglu, the per-position network, and FeedForward and SwiGLU around them.
 Part 5: split_heads, merge_heads, multi_head_attention and MultiHeadAttention: heads side by side.
-Part 6: LayerNorm and RMSNorm, which keep the residual stream at a steady size.
+Part 6: layer_norm and rms_norm, and the LayerNorm and RMSNorm modules that call them, which keep
+        the residual stream at a steady size.
 Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
         with options for the positions, feed-forward block and norm of Parts 3, 4 and 6, and
         to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
@@ -254,9 +255,23 @@ def attention_flops(n: int, d_model: int) -> int:
 # Part 6: the residual stream and layer norm
 
 
+def layer_norm(x: torch.Tensor, gain: torch.Tensor, shift: torch.Tensor, eps: float = 1e-5) -> torch.Tensor:
+    """Each row of x (..., d) minus its mean, divided by its standard deviation (the biased one,
+    dividing by d, as nn.LayerNorm does), then times a gain and plus a shift, one per column."""
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True, unbiased=False)
+    return (x - mean) / torch.sqrt(var + eps) * gain + shift
+
+
+def rms_norm(x: torch.Tensor, gain: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """Each row of x (..., d) divided by its root mean square, then times a gain: no mean, no
+    shift. Matches nn.RMSNorm with the same eps."""
+    return x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + eps) * gain
+
+
 class LayerNorm(nn.Module):
-    """Each row minus its mean, divided by its standard deviation (the biased one, dividing by d,
-    as nn.LayerNorm does), then a learned gain and shift per column."""
+    """layer_norm with a learned gain (`weight`, starting at one) and shift (`bias`, starting at
+    zero), under the names nn.LayerNorm gives them, so weights copy straight across."""
 
     def __init__(self, d_model: int, eps: float = 1e-5):
         super().__init__()
@@ -265,14 +280,12 @@ class LayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(d_model))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        mean = x.mean(dim=-1, keepdim=True)
-        var = x.var(dim=-1, keepdim=True, unbiased=False)
-        return (x - mean) / torch.sqrt(var + self.eps) * self.weight + self.bias
+        return layer_norm(x, self.weight, self.bias, self.eps)
 
 
 class RMSNorm(nn.Module):
-    """Divide each row by its root mean square and apply a learned gain: no mean, no shift. The
-    norm of LLaMA and most recent models; matches nn.RMSNorm with the same eps."""
+    """rms_norm with a learned gain (`weight`, starting at one). The norm of LLaMA and most recent
+    models; matches nn.RMSNorm with the same eps."""
 
     def __init__(self, d_model: int, eps: float = 1e-6):
         super().__init__()
@@ -280,7 +293,7 @@ class RMSNorm(nn.Module):
         self.weight = nn.Parameter(torch.ones(d_model))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + self.eps) * self.weight
+        return rms_norm(x, self.weight, self.eps)
 
 
 # Part 7: a full block, and a stack of them
