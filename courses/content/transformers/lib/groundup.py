@@ -9,7 +9,8 @@ Part 4: feed_forward and swiglu, the per-position network, and FeedForward and S
 Part 5: split_heads, merge_heads, multi_head_attention and MultiHeadAttention: heads side by side.
 Part 6: layer_norm and rms_norm, and the LayerNorm and RMSNorm modules that call them, which keep
         the residual stream at a steady size.
-Part 7: Block (a pre-norm decoder block) and TinyGPT (embeddings, a stack of blocks, logits),
+Part 7: pre_norm_block and Block (a pre-norm decoder block), rotary_attention and RotaryAttention,
+        TinyGPT (embeddings, a stack of blocks, logits),
         with options for the positions, feed-forward block and norm of Parts 3, 4 and 6, and
         to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
 Part 8: next_token_batch, next_token_loss, text_loss, shrink_token_table, adamw_with_decay, lr_at
@@ -299,16 +300,29 @@ class RMSNorm(nn.Module):
 # Part 7: a full block, and a stack of them
 
 
+def rotary_attention(x: torch.Tensor, attn: MultiHeadAttention, causal: bool = True) -> torch.Tensor:
+    """Multi-head attention with the weights of `attn` (a MultiHeadAttention), whose queries and
+    keys are turned by Part 3's rotate, head by head, before they are scored: position enters
+    through the scores alone and the stream carries none. x: (batch, n, d_model) -> the same shape."""
+    q, k, v = (split_heads(proj(x), attn.n_heads) for proj in (attn.q_proj, attn.k_proj, attn.v_proj))
+    heads, _ = attention(rotate(q), rotate(k), v, causal=causal)  # the values are not turned
+    return attn.out_proj(merge_heads(heads))
+
+
 class RotaryAttention(MultiHeadAttention):
-    """MultiHeadAttention with Part 3's rotate applied to every head's queries and keys before they
-    are scored, so position enters through the scores alone and the stream carries none. The same
-    four projections and parameter names as MultiHeadAttention: only the forward pass differs."""
+    """MultiHeadAttention whose forward pass is rotary_attention: the same four projections under
+    the same names, so only what happens to the queries and keys differs (its `weights` stay None)."""
 
     def forward(self, x: torch.Tensor, causal: bool = True) -> torch.Tensor:
-        q, k, v = (split_heads(proj(x), self.n_heads) for proj in (self.q_proj, self.k_proj, self.v_proj))
-        heads, weights = attention(rotate(q), rotate(k), v, causal=causal)
-        self.weights = weights.detach()
-        return self.out_proj(merge_heads(heads))
+        return rotary_attention(x, self, causal)
+
+
+def pre_norm_block(x: torch.Tensor, norm1, attn, norm2, ffn) -> torch.Tensor:
+    """The pre-norm arrangement: attention reads norm1 of the stream and adds to it, then the
+    feed-forward block reads norm2 of the result and adds to that. The stream itself is never
+    normalised, and attention is causal, as a decoder's must be."""
+    h = x + attn(norm1(x), causal=True)
+    return h + ffn(norm2(h))
 
 
 def _check_choice(option: str, value, choices) -> None:
@@ -343,8 +357,7 @@ class Block(nn.Module):
         self.ffn = FeedForward(d_model, hidden) if ffn == "gelu" else SwiGLU(d_model, hidden)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = x + self.attn(self.norm1(x))
-        return x + self.ffn(self.norm2(x))
+        return pre_norm_block(x, self.norm1, self.attn, self.norm2, self.ffn)
 
 
 def to_torch_layer(block: Block) -> nn.TransformerEncoderLayer:

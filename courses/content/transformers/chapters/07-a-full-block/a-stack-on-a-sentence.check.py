@@ -35,7 +35,48 @@ def _stream_norms(ns, model):
     return torch.stack(out)
 
 
-def check(ns):
+def _sizes(call):
+    V, P, d, L = call.args if call.args else (call.kwargs[k] for k in ("V", "P", "d", "L"))
+    return V, P, d, L
+
+
+def _judge(call):
+    V, P, d, L = _sizes(call)
+    where = f"count(V={V:,}, P={P:,}, d={d:,}, L={L})"
+    if call.error:
+        error = call.error
+        if "is not available here" in error:
+            return False, f"{where} stopped: {error}. Work the count out from the sizes alone."
+        if "defines no function" in error:
+            return False, f"{where}: {error}. Keep count a def at the top level of your code, under that name."
+        return False, f"{where} raised an error: {error}"
+    got = _whole(call.value)
+    want = _count(V, P, d, L)
+    if got is None:
+        return False, f"{where} returned {call.value!r}; it should return a whole number of parameters, {want:,}."
+    if got == want:
+        return True, ""
+    said = {
+        want + V * d: (
+            f"That counts the output layer as a second {V:,} by {d} table. The stack scores the next token with "
+            "the token table itself (weight tying), so those numbers are already counted."
+        ),
+        want - P * d: f"The position table is missing: {P:,} learned rows of width {d}.",
+        want - 2 * d: f"The final layer norm before the output is missing: a gain and a shift of width {d}.",
+        want - L * 4 * d: "The two norms inside each block are missing: a gain and a shift each, 4d per block.",
+        want
+        - L * 9 * d: "The biases are missing: 4d in attention's four projections and 5d in the feed-forward block.",
+    }.get(got, "")
+    return False, f"{where} returned {got:,}; the stack has {want:,}. {said}".rstrip()
+
+
+def check(ns, probed=None):
+    if not probed:
+        return False, "count was not called on fresh sizes: run your program to the end without an error."
+    for call in probed:
+        ok, message = _judge(call)
+        if not ok:
+            return False, message
     # GPT-2 small's published sizes: vocabulary, positions, width, blocks.
     V, P, d, L = 50257, 1024, 768, 12
     answer = _whole(ns.get("by_formula"))
@@ -72,7 +113,8 @@ def check(ns):
         return False, "The count is right, but `norms` does not follow the stream through the blocks; keep that loop."
     mean = expected_norms.mean(dim=1)
     return True, (
-        f"{expected:,} parameters, GPT-2 small's published 124M to the last digit. On the sentence, the stream's "
+        f"count is right on {len(probed)} stacks it had never seen, and gives {expected:,} parameters for GPT-2 "
+        "small, its published 124M to the last digit. On the sentence, the stream's "
         f"mean length goes from {mean[0]:.2f} after the embedding to {mean[-1]:.2f} after block {len(mean) - 1}: "
         "every block adds to it, none rescales it."
     )

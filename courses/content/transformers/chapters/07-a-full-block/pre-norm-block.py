@@ -2,6 +2,18 @@ import torch
 from groundup import FeedForward, LayerNorm, MultiHeadAttention, causal_mask
 from torch import nn
 
+
+def pre_norm_block(x, norm1, attn, norm2, ffn):
+    """One decoder block from its four pieces, for a stream x of shape (batch, n, d_model).
+
+    norm1, norm2: the two norms; attn: causal multi-head attention, called as attn(h, causal=True);
+    ffn: the feed-forward block. Returns the stream after the block, the shape of x.
+    """
+    # As written it is post-norm, like the 2017 transformer.
+    h = norm1(x + attn(x, causal=True))  # attention, then normalise the sum
+    return norm2(h + ffn(h))  # feed-forward, then normalise the sum
+
+
 torch.manual_seed(0)  # the same weights on every run
 
 batch, n, d_model, n_heads = 2, 6, 16, 4
@@ -27,9 +39,7 @@ with torch.no_grad():
         theirs.bias.copy_(ours.bias)
     library = layer(x, src_mask=causal_mask(n), is_causal=True)
 
-    # The block from your own pieces. As written it is post-norm, like the 2017 transformer.
-    h = norm1(x + attn(x))  # attention, then normalise the sum
-    out = norm2(h + ffn(h))  # feed-forward, then normalise the sum
+    out = pre_norm_block(x, norm1, attn, norm2, ffn)  # the block from your own pieces
 
 print("input", tuple(x.shape), "-> output", tuple(out.shape))
 print("change made to the stream:", (out - x).norm(dim=-1).mean().item())

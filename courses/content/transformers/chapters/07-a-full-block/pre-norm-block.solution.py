@@ -2,6 +2,18 @@ import torch
 from groundup import FeedForward, LayerNorm, MultiHeadAttention, causal_mask
 from torch import nn
 
+
+def pre_norm_block(x, norm1, attn, norm2, ffn):
+    """One decoder block from its four pieces, for a stream x of shape (batch, n, d_model).
+
+    norm1, norm2: the two norms; attn: causal multi-head attention, called as attn(h, causal=True);
+    ffn: the feed-forward block. Returns the stream after the block, the shape of x.
+    """
+    # Pre-norm: each sublayer reads a normalised copy; the stream is never normalised.
+    h = x + attn(norm1(x), causal=True)  # attention reads a normalised copy and adds to the stream
+    return h + ffn(norm2(h))  # and so does the feed-forward block
+
+
 torch.manual_seed(0)  # the same weights on every run
 
 batch, n, d_model, n_heads = 2, 6, 16, 4
@@ -27,9 +39,7 @@ with torch.no_grad():
         theirs.bias.copy_(ours.bias)
     library = layer(x, src_mask=causal_mask(n), is_causal=True)
 
-    # The block from your own pieces, now pre-norm: each sublayer reads a normalised copy.
-    h = x + attn(norm1(x))  # attention adds its result to the stream
-    out = h + ffn(norm2(h))  # and so does the feed-forward block
+    out = pre_norm_block(x, norm1, attn, norm2, ffn)  # the block from your own pieces
 
 print("input", tuple(x.shape), "-> output", tuple(out.shape))
 print("change made to the stream:", (out - x).norm(dim=-1).mean().item())
