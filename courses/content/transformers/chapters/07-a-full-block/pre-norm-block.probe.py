@@ -32,8 +32,8 @@ def _refuse_course_copies():
 
         def guarded(*args, _name=name, _real=real, **kwargs):
             frame = sys._getframe(1)
-            while frame is not None:  # refused when your code (compiled as "<your code>") asks
-                if frame.f_code.co_filename == "<your code>":
+            while frame is not None:  # refused when your code (compiled as "<your code>") or the probe asks
+                if frame.f_code.co_filename == "<your code>" or frame.f_code.co_name == "run_probe":
                     raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it")
                 frame = frame.f_back
             return _real(*args, **kwargs)
