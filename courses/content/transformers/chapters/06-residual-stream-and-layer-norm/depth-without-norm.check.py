@@ -1,3 +1,4 @@
+import copy
 import math
 
 import torch
@@ -26,7 +27,56 @@ def _close(a, b):
     return all(math.isclose(p, q, rel_tol=1e-3, abs_tol=1e-4) for p, q in zip(a, b, strict=True))
 
 
-def check(ns):
+def _show(t) -> str:
+    if t.dim() == 1:
+        return "[" + ", ".join(f"{v:.3f}".rstrip("0").rstrip(".") for v in t.tolist()) + "]"
+    return "[" + ", ".join(_show(row) for row in t) + "]"
+
+
+def _judge(call):
+    block, norm, x = call.args
+    where = f"pre_norm_step on x = {_show(x)}" if x.numel() <= 4 else f"pre_norm_step on x of shape {tuple(x.shape)}"
+    where += " (a fresh block and norm, weights drawn at random)"
+    if call.error:
+        return False, f"{where} raised an error: {call.error}"
+    got = call.value
+    if not isinstance(got, torch.Tensor) or got.shape != x.shape:
+        return (
+            False,
+            f"{where} returned {type(got).__name__}; it should return the updated stream, shape {tuple(x.shape)}.",
+        )
+    block, norm, x = copy.deepcopy(block).double(), copy.deepcopy(norm).double(), x.double()
+    with torch.no_grad():
+        right = x + block(norm(x))
+        if torch.allclose(got.double(), right, atol=1e-4, rtol=1e-4):
+            return True, ""
+        shown = (
+            f"{where} gave {_show(got.float())}; the right update is {_show(right.float())}."
+            if x.numel() <= 4
+            else f"{where} does not give x + block(norm(x))."
+        )
+        wrong = [
+            (x + block(x), "The block still reads the raw stream: give it norm(x), and add its result to x itself."),
+            (norm(x + block(x)), "That is post-norm: the sum is normalised. Normalise only what the block reads."),
+            (
+                norm(x) + block(norm(x)),
+                "The stream is replaced by its normalised copy; only the block's input is normalised.",
+            ),
+            (block(norm(x)), "The residual path is gone: add the block's result to x instead of replacing it."),
+        ]
+        for value, said in wrong:
+            if torch.allclose(got.double(), value, atol=1e-4, rtol=1e-4):
+                return False, f"{shown} {said}"
+    return False, shown
+
+
+def check(ns, probed=None):
+    if not probed:
+        return False, "pre_norm_step was not called on fresh inputs: run your program to the end without an error."
+    for call in probed:
+        ok, message = _judge(call)
+        if not ok:
+            return False, message
     blocks, norm, x0, norms = ns.get("blocks"), ns.get("norm"), ns.get("x0"), ns.get("norms")
     state = blocks.state_dict() if hasattr(blocks, "state_dict") else {}
     norm_state = norm.state_dict() if hasattr(norm, "state_dict") else {}

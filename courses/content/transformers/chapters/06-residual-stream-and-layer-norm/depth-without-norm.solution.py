@@ -2,6 +2,13 @@ import matplotlib.pyplot as plt
 import torch
 from groundup import FeedForward, LayerNorm
 
+
+def pre_norm_step(block, norm, x):
+    """One pre-norm update of the stream x (..., d_model): the block reads norm(x), a normalised
+    copy, and its result is added to the stream itself."""
+    return x + block(norm(x))  # the block reads a normalised copy
+
+
 torch.manual_seed(0)  # the same numbers on every run
 
 depth, n, d_model = 24, 16, 64
@@ -15,11 +22,11 @@ norm = LayerNorm(d_model)  # gain 1, shift 0: it only centres and rescales
 x0 = torch.randn(n, d_model)  # 16 token vectors entering the stack
 probe = torch.randn(n, d_model)  # a fixed direction to send a gradient back along
 
-# How one block updates the vectors x it receives. Only the pre-norm rule is left to write.
+# How one block updates the vectors x it receives. The pre-norm rule is pre_norm_step, above.
 rules = {
     "no residual": lambda block, x: block(x),
     "residual, no norm": lambda block, x: x + block(x),
-    "residual, pre-norm": lambda block, x: x + block(norm(x)),  # the block reads a normalised copy
+    "residual, pre-norm": lambda block, x: pre_norm_step(block, norm, x),
 }
 
 norms, grads = {}, {}

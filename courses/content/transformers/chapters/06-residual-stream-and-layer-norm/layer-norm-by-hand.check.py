@@ -7,34 +7,37 @@ def _layer_norm(x, weight, bias, eps, correction=0, dim=-1):
     return (x - mean) / torch.sqrt(var + eps) * weight + bias
 
 
-def _check_layer_norm(x, by_hand, weight, bias):
+def _check_layer_norm(x, by_hand, weight, bias, eps):
     if not isinstance(by_hand, torch.Tensor) or by_hand.shape != x.shape:
         return False, f"`by_hand` should have the shape of `x`, {tuple(x.shape)}: one normalised row per token."
     if torch.isnan(by_hand).any():
         return False, "`by_hand` holds NaN. Divide by the square root of the variance plus eps, never of zero."
     by_hand = by_hand.float()
-    if torch.allclose(by_hand, _layer_norm(x, weight, bias, 1e-5), atol=1e-5):
+    if torch.allclose(by_hand, _layer_norm(x, weight, bias, eps), atol=1e-5):
         return True, ""
-    if torch.allclose(by_hand, _layer_norm(x, weight, bias, 1e-5, correction=1), atol=1e-5):
+    if torch.allclose(by_hand, _layer_norm(x, weight, bias, eps, correction=1), atol=1e-5):
         return False, (
             f"LayerNorm is off by a constant factor: torch.var divides by d - 1 = {x.shape[-1] - 1} unless told "
             f"otherwise, while layer norm takes the plain mean of the squared deviations, dividing by d = {x.shape[-1]}."
         )
-    if torch.allclose(by_hand, _layer_norm(x, weight, bias, 1e-5, dim=0), atol=1e-5):
-        return False, "LayerNorm centres across the tokens here. It works within each token: along the last axis."
-    if torch.allclose(by_hand, _layer_norm(x, torch.ones_like(weight), torch.zeros_like(bias), 1e-5), atol=1e-5):
+    if x.shape[0] > 1 and torch.allclose(by_hand, _layer_norm(x, weight, bias, eps, dim=0), atol=1e-5):
+        return (
+            False,
+            "LayerNorm centres along the first axis here, across the tokens. It works within each token: along the last axis.",
+        )
+    if torch.allclose(by_hand, _layer_norm(x, torch.ones_like(weight), torch.zeros_like(bias), eps), atol=1e-5):
         return False, "The rows are normalised, but the layer's gain and shift are missing."
     return False, "`by_hand` does not match nn.LayerNorm. Centre each row, divide by its spread, then gain and shift."
 
 
-def _check_rms_norm(x, rms_by_hand, weight):
+def _check_rms_norm(x, rms_by_hand, weight, eps):
     if not isinstance(rms_by_hand, torch.Tensor) or rms_by_hand.shape != x.shape:
         return False, f"`rms_by_hand` should have the shape of `x`, {tuple(x.shape)}."
     if torch.isnan(rms_by_hand).any():
         return False, "`rms_by_hand` holds NaN. Divide each row by its root mean square, plus eps under the root."
     rms_by_hand = rms_by_hand.float()
     square_mean = x.pow(2).mean(dim=-1, keepdim=True)
-    if torch.allclose(rms_by_hand, x / torch.sqrt(square_mean + 1e-6) * weight, atol=1e-5):
+    if torch.allclose(rms_by_hand, x / torch.sqrt(square_mean + eps) * weight, atol=1e-5):
         return True, ""
     d = x.shape[-1]
     if torch.allclose(rms_by_hand, x / x.norm(dim=-1, keepdim=True) * weight, atol=1e-5):
@@ -44,7 +47,7 @@ def _check_rms_norm(x, rms_by_hand, weight):
         )
     centred = x - x.mean(dim=-1, keepdim=True)
     if torch.allclose(
-        rms_by_hand, centred / torch.sqrt(centred.pow(2).mean(dim=-1, keepdim=True) + 1e-6) * weight, atol=1e-5
+        rms_by_hand, centred / torch.sqrt(centred.pow(2).mean(dim=-1, keepdim=True) + eps) * weight, atol=1e-5
     ):
         return False, "RMSNorm does not centre the rows first; that is the step it drops from LayerNorm."
     return (
@@ -53,24 +56,54 @@ def _check_rms_norm(x, rms_by_hand, weight):
     )
 
 
-def check(ns):
-    x, ln, rms = ns.get("x"), ns.get("ln"), ns.get("rms")
-    ln_state = ln.state_dict() if hasattr(ln, "state_dict") else {}
-    rms_state = rms.state_dict() if hasattr(rms, "state_dict") else {}
-    if "weight" not in ln_state or "bias" not in ln_state or "weight" not in rms_state:
-        return False, "Keep `ln` and `rms` as the starter code builds them: nn.LayerNorm and nn.RMSNorm."
-    weight, bias, gain = ln_state["weight"].float(), ln_state["bias"].float(), rms_state["weight"].float()
-    d = weight.shape[0]
-    if not isinstance(x, torch.Tensor) or x.dim() != 2 or x.shape[-1] != d or torch.isnan(x).any():
-        return False, f"Keep `x` as it was: rows of {d} ordinary numbers, one per token."
+def _show(t) -> str:
+    if t.dim() == 1:
+        return "[" + ", ".join(f"{v:.3f}".rstrip("0").rstrip(".") for v in t.tolist()) + "]"
+    return "[" + ", ".join(_show(row) for row in t) + "]"
+
+
+def _judge(call):
+    x, ln, rms = call.args
+    where = f"norms_by_hand on x = {_show(x)}" if x.numel() <= 4 else f"norms_by_hand on x of shape {tuple(x.shape)}"
+    where += f" (ln.eps = {ln.eps:g}, rms.eps = {rms.eps:g}, gains and shift drawn at random)"
+    if call.error:
+        if "is not available here" in call.error:
+            return False, (
+                f"{where} stopped: {call.error}. Calling ln or rms runs the library's norm: compute the "
+                "statistics yourself, from their weight, bias and eps."
+            )
+        return False, f"{where} raised an error: {call.error}"
+    value = call.value
+    if not isinstance(value, tuple | list) or len(value) != 2:
+        return False, f"{where} returned {type(value).__name__}; it should return two tensors, (by_hand, rms_by_hand)."
     x = x.float()
-    passed, message = _check_layer_norm(x, ns.get("by_hand"), weight, bias)
+    weight, bias, gain = ln.weight.detach().float(), ln.bias.detach().float(), rms.weight.detach().float()
+    passed, message = _check_layer_norm(x, value[0], weight, bias, ln.eps)
     if not passed:
-        return False, message
-    passed, message = _check_rms_norm(x, ns.get("rms_by_hand"), gain)
+        return False, f"{where}: {message}{_values(x, value[0], _layer_norm(x, weight, bias, ln.eps))}"
+    passed, message = _check_rms_norm(x, value[1], gain, rms.eps)
     if not passed:
-        return False, "LayerNorm matches. " + message
+        right = x / torch.sqrt(x.pow(2).mean(dim=-1, keepdim=True) + rms.eps) * gain
+        return False, f"{where}: LayerNorm matches. {message}{_values(x, value[1], right)}"
+    return True, ""
+
+
+def _values(x, got, right) -> str:
+    """Both outputs, for an input small enough to read."""
+    if x.numel() > 4 or not isinstance(got, torch.Tensor) or got.shape != right.shape:
+        return ""
+    return f" On this row it gave {_show(got.float())}; the right output is {_show(right)}."
+
+
+def check(ns, probed=None):
+    if not probed:
+        return False, "norms_by_hand was not called on fresh inputs: run your program to the end without an error."
+    for call in probed:
+        passed, message = _judge(call)
+        if not passed:
+            return False, message
     return True, (
-        "Both match the library. Before its gain and shift, every row now has mean 0 and variance 1 whatever its "
-        "size was; RMSNorm gets a steady size with one statistic fewer: no mean, no shift."
+        f"Both match the library on {len(probed)} inputs your program never saw. Before its gain and shift, every "
+        "row now has mean 0 and variance 1 whatever its size was; RMSNorm gets a steady size with one statistic "
+        "fewer: no mean, no shift."
     )

@@ -2,6 +2,22 @@ import torch
 from torch import nn
 
 torch.set_printoptions(precision=4, sci_mode=False)
+
+
+def norms_by_hand(x, ln, rms):
+    """Layer norm and RMSNorm of every row of x (..., d), by hand, with the gains, shift and eps of
+    ln (an nn.LayerNorm) and rms (an nn.RMSNorm). Returns (layer-normed x, RMS-normed x)."""
+    # LayerNorm by hand: centre each row, divide by its spread, then apply gain and shift.
+    mean = x.mean(dim=-1, keepdim=True)
+    var = x.var(dim=-1, keepdim=True)  # the spread of each row
+    by_hand = (x - mean) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
+
+    # RMSNorm by hand: no centring and no shift, only a division by the row's size and a gain.
+    scale = x.norm(dim=-1, keepdim=True)  # the size of each row
+    rms_by_hand = x / scale * rms.weight
+    return by_hand, rms_by_hand
+
+
 torch.manual_seed(0)  # the same numbers on every run
 
 d_model = 8
@@ -16,14 +32,7 @@ with torch.no_grad():
     rms.weight.normal_(1.0, 0.5)
     library, library_rms = ln(x), rms(x)
 
-    # LayerNorm by hand: centre each row, divide by its spread, then apply gain and shift.
-    mean = x.mean(dim=-1, keepdim=True)
-    var = x.var(dim=-1, keepdim=True)  # the spread of each row
-    by_hand = (x - mean) / torch.sqrt(var + ln.eps) * ln.weight + ln.bias
-
-    # RMSNorm by hand: no centring and no shift, only a division by the row's size and a gain.
-    scale = x.norm(dim=-1, keepdim=True)  # the size of each row
-    rms_by_hand = x / scale * rms.weight
+    by_hand, rms_by_hand = norms_by_hand(x, ln, rms)
 
 print("row means before:", x.mean(dim=-1))
 print("LayerNorm by hand matches nn.LayerNorm:", torch.allclose(by_hand, library, atol=1e-5))
