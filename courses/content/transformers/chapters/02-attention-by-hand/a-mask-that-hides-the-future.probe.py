@@ -2,8 +2,6 @@
 drawn afresh on every run, up to a dozen, so a table typed in for the six tokens of the sentence
 shows."""
 
-import contextlib
-
 import torch
 
 # The library's own causal masks: the exercise asks for the table to be built, not fetched.
@@ -11,13 +9,6 @@ BY_HAND = [
     "torch.nn.Transformer.generate_square_subsequent_mask",
     "torch.nn.modules.transformer._generate_square_subsequent_mask",
 ]
-
-# The function this exercise asks for is taken out of the course module while it is judged, as the
-# platform does for the learner's run: an import of groundup's own causal_mask finds nothing.
-with contextlib.suppress(ImportError):
-    import groundup
-
-    groundup.__dict__.pop("causal_mask", None)
 
 
 def calls(seed):

@@ -160,7 +160,7 @@ def _judge(call):
                 "function is called again in a fresh run that keeps only your imports, functions, classes and "
                 "plain constants, so a name given by an assignment (name = another_function) is not there."
             )
-        if "cannot import name 'attention'" in error or "has no attribute 'attention'" in error:
+        if "asks you to write" in error or "cannot import name 'attention'" in error:
             return False, (
                 f"{where}: {error}. This exercise asks you to write attention yourself, so groundup's own is not "
                 "there when your function is judged."

@@ -4,8 +4,6 @@ other key, larger random ones of several shapes, with one and two leading batch 
 attention on (batch, heads, n, d)), fewer queries than keys, and one with scores far too large for
 a plain exp."""
 
-import contextlib
-
 import torch
 
 # What "by hand" rules out: the library's softmax and fused attention, under their public names
@@ -45,14 +43,6 @@ BY_HAND = [
     "aten::_scaled_dot_product_attention_math",
     "aten::_scaled_dot_product_flash_attention_for_cpu",
 ]
-
-
-# The function this exercise asks for is taken out of the course module while it is judged, as the
-# platform does for the learner's run: an import of groundup's own attention finds nothing.
-with contextlib.suppress(ImportError):
-    import groundup
-
-    groundup.__dict__.pop("attention", None)
 
 
 def _small(g, *shape):

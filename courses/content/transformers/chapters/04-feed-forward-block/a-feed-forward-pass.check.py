@@ -67,7 +67,7 @@ def _judge(call):
     where = f"feed_forward on {_input(call)}"
     if call.error:
         error = call.error
-        if ("cannot import name" in error or "has no attribute" in error) and "groundup" in error:
+        if "asks you to write" in error or ("cannot import name" in error and "groundup" in error):
             return False, (
                 f"{where}: {error}. This exercise asks you to fix feed_forward yourself, so groundup's own is not "
                 "there when your function is judged."

@@ -3,16 +3,7 @@ numbers, drawn until a missing activation or the wrong one would show in it, a s
 random ones of several widths, with and without leading batch axes. F.gelu is allowed here; the
 last exercise of the part asks for it by hand."""
 
-import contextlib
-
 import torch
-
-# The function this exercise asks for is taken out of the course module while it is judged, as the
-# platform does for the learner's run: an import of groundup's own finds nothing.
-with contextlib.suppress(ImportError):
-    import groundup
-
-    groundup.__dict__.pop("feed_forward", None)
 
 
 def _small(g, *shape):

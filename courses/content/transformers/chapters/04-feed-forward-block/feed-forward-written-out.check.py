@@ -147,7 +147,7 @@ def _judge(call):
                 f"{where} stopped: {error}. Build the activation from its formula with torch.erf, torch.exp or "
                 "torch.sigmoid."
             )
-        if ("cannot import name" in error or "has no attribute" in error) and "groundup" in error:
+        if "asks you to write" in error or ("cannot import name" in error and "groundup" in error):
             return False, (
                 f"{where}: {error}. This exercise asks you to write feed_forward and swiglu yourself, so groundup's "
                 "own are not there when your functions are judged."

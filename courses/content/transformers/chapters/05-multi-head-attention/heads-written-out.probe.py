@@ -4,8 +4,6 @@ the wrong order of the pieces shows at a glance; then random shapes with no batc
 two, head counts from 1 to 4, and the layer with and without the mask, its four projections
 drawn afresh."""
 
-import contextlib
-
 import torch
 from torch import nn
 
@@ -17,14 +15,6 @@ BY_HAND = [
     "torch._native_multi_head_attention",
     "aten::_native_multi_head_attention",
 ]
-
-# The functions this exercise asks for are taken out of the course module while they are judged,
-# as the platform does for the learner's run: an import of groundup's own finds nothing.
-with contextlib.suppress(ImportError):
-    import groundup
-
-    for _name in ("split_heads", "merge_heads", "multi_head_attention"):
-        groundup.__dict__.pop(_name, None)
 
 
 def _distinct(g, *shape):
