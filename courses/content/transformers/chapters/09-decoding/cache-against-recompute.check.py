@@ -100,9 +100,11 @@ _SAID = {
 
 def _probed(probed):
     """'' when cached_step gave the right logits on every probe call, else the message."""
+    # Copied in one go, so two calls that share a cache still share it, and the calls themselves
+    # stay as they came (the reference below moves each cache on).
+    copies = copy.deepcopy([call.args for call in probed])
     with torch.no_grad():
-        for n, call in enumerate(probed, start=1):
-            model, ids, cache = call.args
+        for n, (call, (model, ids, cache)) in enumerate(zip(probed, copies, strict=True), start=1):
             where = (
                 f"cached_step on call {n} ({ids.shape[1]} new token(s) after {len(cache)} cached, batch {ids.shape[0]})"
             )
