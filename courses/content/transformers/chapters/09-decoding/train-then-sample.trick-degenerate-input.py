@@ -25,8 +25,8 @@ model.eval()
 print(f"next-character loss on the whole story: {text_loss(model, data, context):.3f} nats")
 
 # Four ways to continue the same prompt, each from a generator seeded the same way. The prompt and
-# the 200 new characters are far longer than the model's 32 positions: generate keeps to the last 32.
-prompt, n_new = "The keeper climbed the stairs", 200
+# the 150 new characters are far longer than the model's 32 positions: generate keeps to the last 32.
+prompt, n_new = "The keeper climbed the stairs", 150
 ways = {
     "greedy": dict(temperature=0),
     "T = 0.8": dict(temperature=0.8),
