@@ -599,6 +599,8 @@ def cached_step(model: TinyGPT, ids: torch.Tensor, cache: KVCache) -> torch.Tens
     cache; their keys and values are appended. The first call passes the whole prompt. A cache
     holds at most the model's max_len positions: a step that would go past them raises."""
     start, m = len(cache), ids.shape[-1]
+    if model.positions is None:  # rotary: each step would have to turn its new queries and keys
+        raise ValueError("cached_step serves a model with a position table; a rotary TinyGPT runs without the cache")
     if start + m > model.positions.shape[0]:
         raise ValueError(
             f"{start} cached + {m} new tokens is more than the model's {model.positions.shape[0]} positions"
@@ -631,8 +633,9 @@ def generate(model: TinyGPT, ids, n_new, temperature=1.0, top_k=None, top_p=None
     keys and values no longer belong to their positions: each step then runs the last max_len
     tokens again, as it does without the cache. Both ways compute the same logits, so the same
     generator gives the same tokens."""
-    max_len = model.positions.shape[0]
-    cache = KVCache() if use_cache and ids.shape[-1] <= max_len else None
+    max_len = model.max_len
+    # A rotary model turns queries and keys inside attention, which cached_step does not: no cache.
+    cache = KVCache() if use_cache and model.positions is not None and ids.shape[-1] <= max_len else None
     logits = cached_step(model, ids, cache) if cache is not None else model(ids[:, -max_len:])
     for step in range(n_new):
         next_id = sample_next(logits[:, -1], temperature, top_k, top_p, generator)
