@@ -13,8 +13,8 @@ Part 7: pre_norm_block and Block (a pre-norm decoder block), rotary_attention an
         TinyGPT (embeddings, a stack of blocks, logits),
         with options for the positions, feed-forward block and norm of Parts 3, 4 and 6, and
         to_torch_layer, the same block as PyTorch's nn.TransformerEncoderLayer.
-Part 8: next_token_batch, next_token_loss, text_loss, shrink_token_table, adamw_with_decay, lr_at
-        and train_next_token: what it takes to train TinyGPT on a text.
+Part 8: next_token_batch, token_losses, next_token_loss, text_loss, shrink_token_table,
+        adamw_with_decay, lr_at and train_next_token: what it takes to train TinyGPT on a text.
 Part 9: top_k_filter, top_p_filter and sample_next, which pick the next token from logits, and
         KVCache, cached_step and generate, which decode with or without a cache of keys and values,
         and continue_text, which turns a prompt into a model's continuation.
@@ -462,13 +462,23 @@ def next_token_batch(data: torch.Tensor, batch_size: int, context: int, generato
     random places in `data`, and the same windows moved one token to the right. targets[b, t] is
     the token that follows inputs[b, t], so one forward pass makes `context` predictions per row."""
     starts = torch.randint(0, len(data) - context, (batch_size,), generator=generator)
-    inputs = torch.stack([data[s : s + context] for s in starts.tolist()])
-    targets = torch.stack([data[s + 1 : s + 1 + context] for s in starts.tolist()])
-    return inputs, targets
+    # Every window of context + 1 tokens, as a view of `data` (row i starts at token i): a row's
+    # first `context` tokens are the inputs and its last `context` the targets.
+    windows = data.unfold(0, context + 1, 1)[starts]
+    return windows[:, :-1], windows[:, 1:]
+
+
+def token_losses(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """The loss of each prediction on its own: logits (..., vocab) against targets (...) gives (...),
+    minus the log-probability each row of logits gives the id its target names. F.cross_entropy
+    wants one row of scores per prediction, so every axis but the last is flattened, then put back."""
+    vocab = logits.shape[-1]
+    losses = nn.functional.cross_entropy(logits.reshape(-1, vocab), targets.reshape(-1), reduction="none")
+    return losses.reshape(targets.shape)
 
 
 def next_token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy of every prediction: logits (..., vocab) against targets (...).
+    """Mean cross-entropy of every prediction: logits (..., vocab) against targets (...), one number.
     F.cross_entropy wants one row of scores per prediction, so every axis but the last is flattened."""
     return nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1))
 

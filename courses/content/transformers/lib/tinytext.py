@@ -1,4 +1,5 @@
-"""A small text to train on: Part 8 trains a TinyGPT on it one character at a time.
+"""A small text to train on: Part 8 trains a TinyGPT on it one character at a time, on TRAIN, the
+story without one paragraph, and scores it on VALIDATION, that paragraph.
 
 The story below was written for this course and is free to use, copy and change for any purpose.
 It is about 3,000 characters long: small enough that a model of a few tens of thousands of
@@ -55,3 +56,12 @@ see it. It goes round and round, and the ships out at sea see it and know where 
 And somewhere at the top of the stairs, someone has wiped the glass, trimmed the wick and lit
 the lamp, and is sitting by the window with a cup of tea.
 """
+
+# A paragraph held out of training, so that a model can be scored on text it never saw: the one
+# where the years go by. Every character in it also occurs in the rest of the story, and much of
+# its wording (the stairs, the counting, the glass and the wick) comes back there too, while its
+# sentences themselves do not. TRAIN is the story without it; TEXT is still the whole story.
+_PARAGRAPHS = TEXT.split("\n\n")
+_HELD_OUT = 7
+VALIDATION = _PARAGRAPHS[_HELD_OUT]
+TRAIN = "\n\n".join(_PARAGRAPHS[:_HELD_OUT] + _PARAGRAPHS[_HELD_OUT + 1 :])

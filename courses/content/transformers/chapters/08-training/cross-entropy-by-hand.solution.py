@@ -6,8 +6,21 @@ from groundup import TinyGPT, Vocab, shrink_token_table
 from tinytext import TEXT
 
 torch.set_printoptions(precision=3, sci_mode=False)
-torch.manual_seed(0)  # the same weights on every run
 
+
+def token_losses(logits, targets):
+    """The loss of each prediction on its own, for any number of leading axes.
+
+    logits: (..., V)  a score for every character of the vocabulary, at every position
+    targets: (...)    the id of the character that really comes next, at every position
+    Returns (...): at each position, minus the log-probability its row gives the target.
+    """
+    log_probs = logits - torch.logsumexp(logits, dim=-1, keepdim=True)  # log-softmax, row by row
+    picked = log_probs.gather(-1, targets[..., None]).squeeze(-1)  # (...): one log-probability per position
+    return -picked
+
+
+torch.manual_seed(0)  # the same weights on every run
 vocab = Vocab(TEXT)  # one token per character of the story: 36 of them
 ids = vocab.encode("the light went round")[None]  # (1, 20)
 inputs, targets = ids[:, :-1], ids[:, 1:]  # position t is asked for the character at t + 1
@@ -16,11 +29,7 @@ shrink_token_table(model)  # an untrained model that guesses almost evenly
 with torch.no_grad():
     logits = model(inputs)  # (1, 19, 36): a score for every character, at every position
 
-# Cross-entropy by hand: at each position, the log-probability the model gives the right
-# character, negated; then the mean over positions.
-log_probs = logits - torch.logsumexp(logits, dim=-1, keepdim=True)  # log-softmax, row by row
-picked = log_probs.gather(-1, targets[..., None]).squeeze(-1)  # (1, 19): one log-probability per position
-per_position = -picked[0]
+per_position = token_losses(logits, targets)[0]  # (19,)
 by_hand = per_position.mean()
 
 library = F.cross_entropy(logits.reshape(-1, len(vocab)), targets.reshape(-1))
