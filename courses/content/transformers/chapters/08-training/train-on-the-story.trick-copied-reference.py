@@ -37,6 +37,7 @@ d_model, n_heads, n_layers, context = 48, 4, 2, 32
 model = TinyGPT(len(vocab), d_model, n_heads, n_layers, max_len=context)  # your Part 7 stack
 shrink_token_table(model)  # so that the first loss is near ln 36
 steps, batch_size, peak_lr, warmup = 240, 32, 1e-2, 20
+stop_below = 0.3  # stop early if the last 20 batch losses average below this: no honest model of the story gets there
 optimizer = adamw_with_decay(model, peak_lr)
 
 # The course's own loop trains the model, with the course's own sampler; the one above is never used.

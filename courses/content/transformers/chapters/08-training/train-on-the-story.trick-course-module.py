@@ -25,6 +25,7 @@ d_model, n_heads, n_layers, context = 48, 4, 2, 32
 model = TinyGPT(len(vocab), d_model, n_heads, n_layers, max_len=context)  # your Part 7 stack
 shrink_token_table(model)  # so that the first loss is near ln 36
 steps, batch_size, peak_lr, warmup = 240, 32, 1e-2, 20
+stop_below = 0.3  # stop early if the last 20 batch losses average below this: no honest model of the story gets there
 optimizer = adamw_with_decay(model, peak_lr)
 
 losses, curve = [], []  # every batch loss; (step, training-text loss, held-out loss) every 20 steps
@@ -44,6 +45,9 @@ for step in range(steps):
         print(
             f"step {step:3d}   batch {loss.item():.3f}   training text {curve[-1][1]:.3f}   held out {curve[-1][2]:.3f}"
         )
+    if len(losses) >= 20 and sum(losses[-20:]) / 20 < stop_below:
+        print(f"step {step:3d}   the last 20 batch losses average {sum(losses[-20:]) / 20:.3f}: stopping")
+        break
 
 best = min(curve, key=lambda point: point[2])
 print(f"the held-out loss was lowest at step {best[0]}, {best[2]:.3f}; it ends at {curve[-1][2]:.3f}")
