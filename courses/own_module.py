@@ -210,15 +210,22 @@ def module_for_run(
 
 
 def _refusals(withheld: dict[str, str]) -> str:
-    """A module-level __getattr__ (PEP 562) that answers `from groundup import <name left out>`
-    with the reason: it raises ImportError itself, since an AttributeError would come out as
-    Python's bare "cannot import name"."""
+    """A module-level __getattr__ (PEP 562) that answers a name left out with the reason:
+    `from groundup import <name>` gets an ImportError (an AttributeError there would come out as
+    Python's bare "cannot import name"), and `groundup.<name>`, hasattr or getattr with a default
+    an AttributeError, as for any missing attribute."""
     table = "".join(f"    {name!r}: {reason!r},\n" for name, reason in sorted(withheld.items()))
     return (
         "\n\n# Names this run leaves out, and why.\n"
         f"_LEFT_OUT = {{\n{table}}}\n\n\n"
         "def __getattr__(name):\n"
-        "    if name in _LEFT_OUT:\n"
+        "    if name not in _LEFT_OUT:\n"
+        '        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n'
+        "    import dis\n"
+        "    import sys\n"
+        "\n"
+        "    caller = sys._getframe(1)\n"
+        '    if dis.opname[caller.f_code.co_code[caller.f_lasti]] == "IMPORT_FROM":\n'
         "        raise ImportError(_LEFT_OUT[name], name=name)\n"
-        '    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")\n'
+        "    raise AttributeError(_LEFT_OUT[name], name=name)\n"
     )

@@ -2,6 +2,9 @@
 pieces in place of the course's, later parts' pieces never, the piece asked for never, and an
 earlier part's course pieces only once it is passed; every name left out says why."""
 
+import sys
+import types
+
 import pytest
 
 from courses.own_module import OwnSection, course_names, module_for_run, own_source, piece_names
@@ -70,8 +73,20 @@ def imported(source: str) -> dict:
 
 
 def left_out_reason(namespace: dict, name: str) -> str:
-    with pytest.raises(ImportError) as raised:
-        namespace["__getattr__"](name)
+    """What `from groundup import <name>` says; `groundup.<name>` says the same as an
+    AttributeError, so hasattr and getattr with a default work as for any missing name."""
+    module = types.ModuleType("groundup")
+    vars(module).update(namespace)
+    sys.modules["groundup"] = module
+    try:
+        with pytest.raises(ImportError) as raised:
+            exec(f"from groundup import {name}", {})
+        with pytest.raises(AttributeError) as attribute:
+            getattr(module, name)
+        assert str(attribute.value) == str(raised.value)
+        assert getattr(module, name, None) is None and not hasattr(module, name)
+    finally:
+        del sys.modules["groundup"]
     return str(raised.value)
 
 
@@ -97,7 +112,7 @@ def test_a_run_never_gets_a_later_parts_piece_nor_the_one_it_asks_for():
     assert left_out_reason(namespace, "quadruple") == (
         "quadruple is what this exercise asks you to write: define it in your code."
     )
-    with pytest.raises(AttributeError):
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
         namespace["__getattr__"]("no_such_name")
 
 
