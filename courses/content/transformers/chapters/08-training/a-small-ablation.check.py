@@ -105,6 +105,16 @@ def check(ns, probed=None):
         ok, message = _judge(call)
         if not ok:
             return False, message
+    variants = ns.get("VARIANTS")
+    if isinstance(variants, dict):
+        for name, options in VARIANTS.items():
+            if name not in variants:
+                return False, f"VARIANTS has no row {name!r} yet: add it, with the TinyGPT keyword that makes it."
+            if variants[name] != options:
+                return False, (
+                    f"The row {name!r} builds TinyGPT with {variants[name]!r}: it should change exactly one "
+                    "thing against the baseline, the one its name says, as one of TinyGPT's keywords."
+                )
     table = ns.get("table")
     if not isinstance(table, dict) or set(table) != set(VARIANTS):
         return False, f"Keep `table` as the loop fills it: one held-out loss for each of {', '.join(VARIANTS)}."

@@ -37,6 +37,8 @@ def variant_loss(
 vocab = Vocab(TEXT)
 train, validation = vocab.encode(TRAIN), vocab.encode(VALIDATION)
 STEPS, SEED = 100, 0  # every variant: the same steps, the same seed, the same batches
+# The table's rows: the baseline, then one change each, as TinyGPT's keywords. Add the other four,
+# named "sinusoidal positions", "rotary positions", "SwiGLU block" and "RMSNorm".
 VARIANTS = {
     "baseline": {},
     "sinusoidal positions": {"position": "sinusoidal"},
