@@ -5,7 +5,8 @@ Part 1: split_words, build_vocab, encode and decode (which Vocab keeps together)
         TokenEmbedding: from text to one vector per token.
 Part 2: causal_mask and attention, written out step by step.
 Part 3: sinusoidal_positions and rotate, two ways to tell the model where a token sits.
-Part 4: feed_forward and swiglu, the per-position network, and FeedForward and SwiGLU around them.
+Part 4: gelu, feed_forward and swiglu, the per-position network, and FeedForward and SwiGLU
+        around them.
 Part 5: split_heads, merge_heads, multi_head_attention and MultiHeadAttention: heads side by side.
 Part 6: layer_norm and rms_norm, and the LayerNorm and RMSNorm modules that call them, which keep
         the residual stream at a steady size.
@@ -147,13 +148,17 @@ def rotate(x: torch.Tensor, positions: torch.Tensor | None = None, base: float =
 # Part 4: the feed-forward block
 
 
+def gelu(z: torch.Tensor) -> torch.Tensor:
+    """The exact GELU of every number of z: z * Phi(z), Phi being the standard normal CDF, which
+    the error function gives as (1 + erf(z / sqrt(2))) / 2. The same numbers as F.gelu's default."""
+    return z * (1 + torch.erf(z / math.sqrt(2))) / 2
+
+
 def feed_forward(x: torch.Tensor, w1, b1, w2, b2) -> torch.Tensor:
     """The feed-forward block on x (..., d): widen with w1 (d, h) and b1, bend every hidden number
-    with the exact GELU, z * Phi(z), narrow with w2 (h, d) and b2. The weights come in the formula's
-    layout, x @ w1; FeedForward passes the transposes of what nn.Linear stores."""
-    h = x @ w1 + b1
-    phi = (1 + torch.erf(h / math.sqrt(2))) / 2  # the standard normal CDF of every hidden number
-    return (h * phi) @ w2 + b2
+    with gelu, narrow with w2 (h, d) and b2. The weights come in the formula's layout, x @ w1;
+    FeedForward passes the transposes of what nn.Linear stores."""
+    return gelu(x @ w1 + b1) @ w2 + b2
 
 
 def swiglu(x: torch.Tensor, w_gate, w_up, w_down) -> torch.Tensor:

@@ -1,7 +1,9 @@
-"""The calls that judge feed_forward and swiglu on inputs no program has seen: for each, one tiny
-call with small whole numbers (drawn until a missing bias or the wrong activation would show in
+"""The calls that judge gelu, feed_forward, swiglu, FeedForward and SwiGLU on inputs no program has
+seen. gelu: a few readable numbers from -3 to 3, then random tensors of several shapes. The blocks:
+for each, one tiny call with small whole numbers (drawn until a missing bias or the wrong activation would show in
 it), a single token, and random ones of several widths, with and without leading batch axes, whose hidden numbers fall where the
-activations differ most, between -3 and 3."""
+activations differ most, between -3 and 3. The modules: built at a fresh width, with the default
+hidden width and a given one, so the check can read their layers' names and shapes."""
 
 import torch
 
@@ -55,9 +57,20 @@ def _tiny_swiglu(g):
             return x, w_gate, w_up, w_down
 
 
+def _tiny_gelu(g):
+    """Five numbers in steps of a half from -3 to 3, at least two of them negative and one positive,
+    one of the negative ones between -2 and -0.5, where GELU dips."""
+    while True:
+        z = torch.randint(-6, 7, (5,), generator=g).float() / 2
+        if (z < 0).sum() >= 2 and (z > 0).any() and ((z <= -0.5) & (z >= -2)).any():
+            return z
+
+
 def calls(seed):
     g = torch.Generator().manual_seed(seed)
-    made = [("feed_forward", _tiny_feed_forward(g)), ("swiglu", _tiny_swiglu(g))]
+    made = [("gelu", (_tiny_gelu(g),))]
+    made += [("gelu", (torch.randn(*shape, generator=g) * 1.5,)) for shape in ((7,), (3, 4), (2, 3, 5))]
+    made += [("feed_forward", _tiny_feed_forward(g)), ("swiglu", _tiny_swiglu(g))]
     # (leading axes, tokens, width, hidden width): groundup's blocks run on (batch, n, d).
     for lead, n, d, h in (((), 1, 4, 16), ((), 5, 4, 16), ((2,), 3, 6, 10), ((2, 3), 4, 8, 32)):
         # Inputs and weights scaled so the hidden numbers spread over about -3 to 3.
@@ -67,4 +80,10 @@ def calls(seed):
         made.append(("feed_forward", (x, w1, b1, w2, b2)))
         w_gate, w_up = torch.randn(d, h, generator=g) / d**0.5, torch.randn(d, h, generator=g) / d**0.5
         made.append(("swiglu", (x, w_gate, w_up, torch.randn(h, d, generator=g) / h**0.5)))
+    # A width one more than a multiple of 3: there 8 d / 3 ends in .67, so rounding and cutting
+    # the fraction off give different hidden widths.
+    d = 3 * int(torch.randint(2, 7, (1,), generator=g)) + 1
+    hidden = int(torch.randint(2, 4, (1,), generator=g)) * d + 1  # neither default
+    for name in ("FeedForward", "SwiGLU"):
+        made += [(name, (d,)), (name, (d, hidden)), (name, (d + 3,), {"hidden": hidden})]
     return made
