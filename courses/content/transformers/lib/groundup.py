@@ -20,8 +20,10 @@ Part 9: top_k_filter, top_p_filter and sample_next, which pick the next token fr
         KVCache, cached_step and generate, which decode with or without a cache of keys and values,
         and continue_text, which turns a prompt into a model's continuation.
 Part 10: parameter_count, matmul_parameters, forward_flops and training_flops, TinyGPT's size and
-         cost by formula, saved_bytes, the memory autograd keeps for the backward pass, and
-         attention_saved_bytes, that memory for one attention call with either kernel.
+         cost by formula, training_state_bytes, the memory of weights, gradients and optimiser
+         state, largest_trainable, the largest model that leaves room for it, attention_weights_bytes and largest_batch, how many sequences fit beside it,
+         saved_bytes, the memory autograd keeps for the backward pass, and attention_saved_bytes,
+         that memory for one attention call with either kernel.
 """
 
 import math
@@ -705,6 +707,49 @@ def training_flops(vocab_size: int, d_model: int, n_layers: int, batch: int, n: 
     same size on the way back (one for the gradient of each operand), so three forwards in all.
     Without the attention term this is the familiar 6 N FLOPs per token."""
     return 3 * forward_flops(vocab_size, d_model, n_layers, batch, n)
+
+
+def training_state_bytes(n_params: int, optimizer: str = "adamw", bytes_per_number: int = 4) -> dict[str, int]:
+    """The bytes a training step holds for a model of n_params parameters before it reads a single
+    token: the weights, a gradient for each, and the optimiser's state, every number stored in
+    bytes_per_number bytes (4 in float32, 2 in bfloat16). Plain "sgd" keeps no state, "momentum"
+    one running average per weight, "adamw" two (of the gradient and of its square). Returns
+    {"weights", "gradients", "optimizer", "total"}; another optimizer is a ValueError."""
+    averages = {"sgd": 0, "momentum": 1, "adamw": 2}
+    if optimizer not in averages:
+        raise ValueError(f"optimizer must be one of {', '.join(map(repr, averages))}, not {optimizer!r}")
+    weights = n_params * bytes_per_number
+    state = averages[optimizer] * weights
+    return {"weights": weights, "gradients": weights, "optimizer": state, "total": 2 * weights + state}
+
+
+def largest_trainable(memory_bytes: int, optimizer: str = "adamw", bytes_per_number: int = 4) -> int:
+    """The most parameters whose training state (training_state_bytes) fits in memory_bytes, with
+    not a byte left for activations: the memory over what one parameter costs, rounded down."""
+    return memory_bytes // training_state_bytes(1, optimizer, bytes_per_number)["total"]
+
+
+def attention_weights_bytes(batch: int, heads: int, n: int, n_layers: int, bytes_per_number: int = 4) -> int:
+    """The bytes of the attention weights that the math kernel keeps for the backward pass: an
+    n x n table per head, per sequence and per layer."""
+    return n_layers * batch * heads * n * n * bytes_per_number
+
+
+def largest_batch(
+    memory_bytes: int,
+    n_params: int,
+    n_layers: int,
+    heads: int,
+    n: int,
+    optimizer: str = "adamw",
+    bytes_per_number: int = 4,
+) -> int:
+    """The most sequences of n tokens one training step can take when memory_bytes holds the
+    training state (training_state_bytes) and the attention weights of every sequence
+    (attention_weights_bytes), the rest of the activations not counted; 0 when the state alone
+    does not fit."""
+    left = memory_bytes - training_state_bytes(n_params, optimizer, bytes_per_number)["total"]
+    return max(left, 0) // attention_weights_bytes(1, heads, n, n_layers, bytes_per_number)
 
 
 def saved_bytes(fn, *args, ignore=()) -> int:
