@@ -65,7 +65,7 @@ def _judge(call):
         return f"{where} returned a {type(got).__name__}; it should return the new characters as one string."
     if len(got) != n_new:
         return f"{where} returned {got!r}; it should return the {n_new} new characters only, without the prompt."
-    if any(c not in vocab.ids for c in got):
+    if any(c not in vocab.tokens for c in got):
         return f"{where} returned {got!r}, with characters this model's vocabulary does not have: decode what generate wrote."
     why = _follows(model, vocab, text, got, call.kwargs)
     return f"{where} returned {got!r}, but {why}." if why else ""
@@ -91,7 +91,7 @@ def check(ns, probed=None):
             f"scores about 1.0. Below {GOOD_LOSS} its samples read as words: keep the training as it was."
         )
     prompt, samples, ways, n_new = ns.get("prompt"), ns.get("samples"), ns.get("ways"), ns.get("n_new")
-    if not isinstance(prompt, str) or not prompt or any(c not in vocab.ids for c in prompt):
+    if not isinstance(prompt, str) or not prompt or any(c not in vocab.tokens for c in prompt):
         return False, "Keep `prompt` as a string of characters from the story."
     if not isinstance(ways, dict) or not isinstance(samples, dict) or set(samples) != set(ways) or len(ways) < 4:
         return (
