@@ -161,11 +161,14 @@ def module_for_run(
     asked: Collection[str] = (),
     passed_parts: Collection[int] | None = None,
     own: Iterable[OwnSection] = (),
+    name: str = "",
 ) -> str:
     """The course module `source` as a run of an exercise of `part` imports it (see the module's
     docstring). `asked`: the pieces the exercise asks for; `passed_parts`: the parts whose
     reference pieces the learner may have (None: every earlier part, as for the course's staff);
-    `own`: the learner's own pieces. A module without part headers comes back unchanged."""
+    `own`: the learner's own pieces; `name`: the module's import name. A module without part
+    headers comes back unchanged."""
+    module_name = name  # `name` is reused below for the pieces' names
     sections = _sections(source)
     if sections is None:
         return source
@@ -201,12 +204,31 @@ def module_for_run(
             if number == part and set(mine.names) & set(asked):
                 continue  # this exercise's own earlier pass: the program defines them again
             names = ", ".join(mine.names)
-            out.append(f"\n# Your own {names}, from your passing run of {mine.exercise_title!r}.\n{mine.source}\n")
+            text = _without_self_imports(mine.source, module_name)
+            out.append(f"\n# Your own {names}, from your passing run of {mine.exercise_title!r}.\n{text}\n")
             for name in mine.names:
                 withheld.pop(name, None)
     if withheld:
-        out.append(_refusals(withheld))
+        # Right after the module's opening lines, so that an import of a name left out says why
+        # even while the module itself runs.
+        out.insert(1 if sections[0].part is None else 0, _refusals(withheld))
     return "".join(out)
+
+
+def _without_self_imports(source: str, module: str) -> str:
+    """A learner's definitions, less their `from <module> import ...` lines: in the module they are
+    the module's own names, found when a function runs (run while the module itself runs, such an
+    import would ask for a name not there yet, or one this run leaves out)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    lines = source.splitlines(keepends=True)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == module:
+            start, end = _lines(node)
+            lines[start - 1 : end] = [""] * (end - start + 1)
+    return "".join(lines)
 
 
 def _refusals(withheld: dict[str, str]) -> str:

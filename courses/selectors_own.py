@@ -57,7 +57,7 @@ def run_modules(*, exercise: Exercise, user) -> tuple[Modules, Modules]:
     own = own_sections(user=user, course_id=course.pk, up_to_part=chapter.number)
     asked = piece_names(exercise.starter_code) if exercise.probe_code else []
     mine = tuple(
-        (name, module_for_run(source, part=chapter.number, asked=asked, passed_parts=passed, own=own))
+        (name, module_for_run(source, part=chapter.number, asked=asked, passed_parts=passed, own=own, name=name))
         for name, source in reference
     )
     return mine, (() if mine == reference else reference)
@@ -68,4 +68,4 @@ def own_modules_whole(*, modules: Modules, own: list[OwnSection]) -> Modules:
     (`own`: own_sections) where they wrote them and the course's elsewhere."""
     if not own:
         return modules
-    return tuple((name, module_for_run(source, part=ALL_PARTS, own=own)) for name, source in modules)
+    return tuple((name, module_for_run(source, part=ALL_PARTS, own=own, name=name)) for name, source in modules)

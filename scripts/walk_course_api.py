@@ -35,11 +35,15 @@ def api(url: str, *, token: str = "", body: dict | None = None) -> dict:
     if body is not None:
         request.add_header("Content-Type", "application/json")
         data = json.dumps(body).encode()
-    try:
-        with urllib.request.urlopen(request, data=data, timeout=60) as response:  # noqa: S310 - http(s) only
-            return json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        raise SystemExit(f"{request.method} {url}: {error.code} {error.read().decode()[:500]}") from None
+    while True:
+        try:
+            with urllib.request.urlopen(request, data=data, timeout=60) as response:  # noqa: S310 - http(s) only
+                return json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            if error.code == 429:  # the platform's runs-per-minute limit: wait as it says, then again
+                time.sleep(float(error.headers.get("Retry-After") or 10))
+                continue
+            raise SystemExit(f"{request.method} {url}: {error.code} {error.read().decode()[:500]}") from None
 
 
 def course_parts(folder: Path) -> list[tuple[int, str, list[dict]]]:

@@ -150,3 +150,15 @@ def test_the_pieces_an_exercise_asks_for_are_what_its_starter_defines():
     )
     assert piece_names(starter) == ["attention", "Block"]
     assert piece_names("def broken(:\n") == []
+
+
+def test_a_learners_import_from_the_module_itself_does_not_stop_it_loading():
+    """Their code imported the course's pieces by name; in the module those are its own names. Run
+    while the module loads, the import would ask for a name this run leaves out (an unpassed part)
+    and stop every import of the module."""
+    code = "from groundup import quadruple, double as twice\n\n\ndef triple_it(x):\n    return twice(x) + x\n"
+    mine = own_source(code, ["triple_it"], course_names(MODULE))
+    own = [OwnSection(2, "Triple it", ("triple_it",), mine)]
+    namespace = imported(module_for_run(MODULE, part=3, passed_parts={1}, own=own, name="groundup"))
+    assert "quadruple" not in namespace and "triple_it" in namespace
+    assert "which you have not passed yet" in left_out_reason(namespace, "quadruple")
