@@ -52,6 +52,15 @@ def piece_names(starter_code: str) -> list[str]:
     return [node.name for node in tree.body if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)]
 
 
+def defined_names(source: str) -> set[str]:
+    """Every name a module's top level defines (functions, classes, assigned names)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return set()
+    return set().union(*(_defined(node) for node in tree.body))
+
+
 def _lines(node: ast.stmt) -> tuple[int, int]:
     """First and last line (1-based) of a top-level statement, its decorators included."""
     start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])

@@ -17,14 +17,14 @@ import ast
 import re
 import statistics
 import uuid
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 from latex2mathml.converter import convert as latex_to_mathml
 
-from courses.own_module import module_for_run, piece_names
+from courses.own_module import defined_names, module_for_run, piece_names
 from courses.rules import FENCE_RE
 from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, course_read
 from courses.services.content_io.reader import read_glossary
@@ -362,16 +362,20 @@ def _check_hints(root: Path, spec: CourseSpec, report: Validation) -> None:
 
 
 def _check_probes(spec: CourseSpec, report: Validation) -> None:
+    modules = {module.name: module.source for module in spec.modules}
     for chapter in spec.chapters:
         rel = f"chapters/{chapter.number:02d}-{chapter.slug}"
         for exercise in chapter.exercises:
-            for needle, problem in probe_problems(exercise.probe_code) if exercise.probe_code else []:
+            problems = probe_problems(exercise.probe_code, modules=modules) if exercise.probe_code else []
+            for needle, problem in problems:
                 report.add(f"{rel}/{exercise.slug}.probe.py", _line_in(exercise.probe_code, needle), problem)
 
 
-def probe_problems(probe_code: str) -> list[tuple[str, str]]:
+def probe_problems(probe_code: str, *, modules: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
     """(needle, problem) for a probe's BY_HAND: read from the source as written (a list of
-    strings), each name resolved in this process, which has the sandbox's packages."""
+    strings), each name resolved in this process, which has the sandbox's packages, or, for a
+    name in one of the course's own modules (`modules`: name -> source, installed only where an
+    exercise runs), looked up among that module's top-level definitions."""
     try:
         tree = ast.parse(probe_code)
     except SyntaxError:
@@ -386,9 +390,23 @@ def probe_problems(probe_code: str) -> list[tuple[str, str]]:
                 return [("BY_HAND", "BY_HAND must be a list of names written out (strings)")]
             return [
                 (f'"{name}"', f"BY_HAND names {name}, which does not exist: the learner keeps the real one")
-                for name in by_hand_unknown(names)
+                for name in _by_hand_unknown(names, modules or {})
             ]
     return []
+
+
+def _by_hand_unknown(names: list[str], modules: Mapping[str, str]) -> list[str]:
+    """The names no refusal would reach. A course module's name ("groundup.rotate") must be one of
+    its top-level definitions."""
+    unknown = []
+    for name in names:
+        module, _, attribute = name.partition(".")
+        if module in modules:
+            if attribute not in defined_names(modules[module]):
+                unknown.append(name)
+        elif by_hand_unknown([name]):
+            unknown.append(name)
+    return unknown
 
 
 def _line_in(code: str, needle: str) -> int:

@@ -288,11 +288,20 @@ def test_a_probe_names_only_functions_and_operators_that_exist():
     assert probe_problems("BY_HAND = [name for name in NAMES]\n") == [
         ("BY_HAND", "BY_HAND must be a list of names written out (strings)")
     ]
+    # The course's own modules are installed only where an exercise runs: their names are looked up
+    # in the module's source.
+    modules = {"groundup": "import torch\n\nSCALE = 2\n\n\ndef rotate(x):\n    return x\n"}
+    source = 'BY_HAND = ["groundup.rotate", "groundup.SCALE", "groundup.rotat", "groundup.torch.softmax"]\n'
+    assert [problem for _, problem in probe_problems(source, modules=modules)] == [
+        "BY_HAND names groundup.rotat, which does not exist: the learner keeps the real one",
+        "BY_HAND names groundup.torch.softmax, which does not exist: the learner keeps the real one",
+    ]
 
 
 TRICK_CLASSES = [
     "copied-reference",
     "course-module",
+    "course-shortcut",
     "degenerate-input",
     "hard-coded",
     "patched-torch",
@@ -303,8 +312,9 @@ TRICK_CLASSES = [
 def test_every_class_of_trick_gets_past_a_values_check_and_none_past_a_probed_one(local_sandbox):
     """One exercise twice, with one trick program of each class beside each: a check on the values
     the program left lets all of them through, and validate_course names each; the same exercise
-    judged on its function, called on fresh inputs with the library softmax refused and without the
-    course's copy of the piece, fails every one of them."""
+    judged on its function, called on fresh inputs with the library softmax refused, without the
+    course's copy of the piece and with the course's other finished piece that does the same work
+    refused by its module's name, fails every one of them."""
     folder = "chapters/01-weights"
     expected = [
         f"{folder}/on-its-values.trick-{name}.py:1: the check passes this trick program, written to pass without "
