@@ -6,7 +6,8 @@ import math
 
 import torch
 
-# What "by hand" rules out: the complex numbers that do a turn in one multiplication.
+# What "by hand" rules out: the complex numbers that do a turn in one multiplication, and the
+# course module's finished rotation, which answers this exercise.
 BY_HAND = [
     "torch.view_as_complex",
     "torch.polar",
@@ -17,20 +18,8 @@ BY_HAND = [
     "aten::view_as_complex",
     "aten::polar",
     "aten::complex",
+    "groundup.rotate",
 ]
-
-# The course module's finished rotation answers this exercise: while the calls below run, its copy
-# refuses, so they reach only your code.
-try:
-    import groundup
-except ImportError:
-    groundup = None
-if groundup is not None:
-
-    def _refused(*args, **kwargs):
-        raise RuntimeError("groundup.rotate is not available here: this exercise asks you to write it")
-
-    groundup.rotate = _refused
 
 
 def _tiny(g):

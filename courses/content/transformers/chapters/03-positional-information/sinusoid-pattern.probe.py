@@ -3,18 +3,8 @@ be read, one of a single pair of columns, and larger ones of several widths."""
 
 import random
 
-# The course module's finished encoding answers this exercise: while the calls below run, its
-# copies refuse, so they reach only your code.
-try:
-    import groundup
-except ImportError:
-    groundup = None
-for _name in ("sinusoidal_positions", "position_frequencies") if groundup is not None else ():
-
-    def _refused(*args, _name=_name, **kwargs):
-        raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it")
-
-    setattr(groundup, _name, _refused)
+# The course module's finished encoding answers this exercise: it is not yours to call.
+BY_HAND = ["groundup.sinusoidal_positions", "groundup.position_frequencies"]
 
 
 def calls(seed):

@@ -2,13 +2,12 @@
 then rows with leading axes, each with a fresh nn.LayerNorm and nn.RMSNorm whose gains, shift and
 eps are drawn from the seed."""
 
-import sys
-
 import torch
 from torch import nn
 
 # The library's norms, which the function is meant to match, not call (calling ln or rms goes
-# through them), and the other library norms that compute the same statistics.
+# through them), the other library norms that compute the same statistics, and the course's
+# finished norms.
 BY_HAND = [
     "torch.nn.functional.layer_norm",
     "torch.layer_norm",
@@ -24,34 +23,11 @@ BY_HAND = [
     "aten::_fused_rms_norm",
     "aten::native_group_norm",
     "aten::native_batch_norm",
+    "groundup.layer_norm",
+    "groundup.rms_norm",
+    "groundup.LayerNorm",
+    "groundup.RMSNorm",
 ]
-# The course's finished norms, refused to your code the same way (BY_HAND cannot name them:
-# groundup is installed only where an exercise runs).
-COURSE_COPIES = ("layer_norm", "rms_norm", "LayerNorm", "RMSNorm")
-
-
-def _refuse_course_copies():
-    try:
-        import groundup
-    except ImportError:
-        return
-    for name in COURSE_COPIES:
-        real = getattr(groundup, name, None)
-        if real is None:
-            continue
-
-        def guarded(*args, _name=name, _real=real, **kwargs):
-            frame = sys._getframe(1)
-            while frame is not None:  # refused when your code (compiled as "<your code>") or the probe asks
-                if frame.f_code.co_filename == "<your code>" or frame.f_code.co_name == "run_probe":
-                    raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it")
-                frame = frame.f_back
-            return _real(*args, **kwargs)
-
-        setattr(groundup, name, guarded)
-
-
-_refuse_course_copies()
 
 
 def _norms(d, g, eps):

@@ -34,29 +34,6 @@ BY_HAND = [
 ]
 
 
-COURSE_COPIES = ("layer_norm", "rms_norm", "LayerNorm", "RMSNorm")
-
-
-def _refuse_course_copies():
-    """The course's own finished norms refused, as BY_HAND refuses the library's: BY_HAND cannot
-    name them, since groundup is installed only where an exercise runs. Where groundup already
-    leaves out what this exercise asks for, there is nothing to refuse."""
-    try:
-        import groundup
-    except ImportError:
-        return
-    for name in COURSE_COPIES:
-        if hasattr(groundup, name):
-
-            def refused(*args, _name=name, **kwargs):
-                raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it")
-
-            setattr(groundup, name, refused)
-
-
-_refuse_course_copies()
-
-
 def _small(g, *shape, low=-3, high=4):
     return torch.randint(low, high, shape, generator=g).float()
 

@@ -2,43 +2,18 @@
 with fresh weights on streams from one token to a batch of three sequences, causal and not, and
 the block built with every option, and with options it must refuse."""
 
-import sys
-
 import torch
 from groundup import MultiHeadAttention
 
-# PyTorch's own attention, which would do the projecting and splitting for you.
+# PyTorch's own attention, which would do the projecting and splitting for you, and the course's
+# finished model, which holds a finished block.
 BY_HAND = [
     "torch.nn.MultiheadAttention",
     "torch.nn.functional.multi_head_attention_forward",
     "torch.nn.TransformerEncoderLayer",
     "aten::_native_multi_head_attention",
+    "groundup.TinyGPT",
 ]
-# The course's finished versions, refused to your code the same way (BY_HAND cannot name them:
-# groundup is installed only where an exercise runs).
-COURSE_COPIES = ("rotary_attention", "Block", "TinyGPT")
-
-
-def _refuse_course_copies():
-    import groundup
-
-    for name in COURSE_COPIES:
-        real = getattr(groundup, name, None)
-        if real is None:
-            continue
-
-        def guarded(*args, _name=name, _real=real, **kwargs):
-            frame = sys._getframe(1)
-            while frame is not None:  # refused when your code (compiled as "<your code>") or the probe asks
-                if frame.f_code.co_filename == "<your code>" or frame.f_code.co_name == "run_probe":
-                    raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it")
-                frame = frame.f_back
-            return _real(*args, **kwargs)
-
-        setattr(groundup, name, guarded)
-
-
-_refuse_course_copies()
 
 
 def _attention(d, h, g):

@@ -2,42 +2,18 @@
 out on paper, then vocabularies, context lengths, widths and depths drawn afresh, GPT-2 small's
 among none of them."""
 
-import sys
-
 import torch
 
-# Counting a model's parameters is what count replaces: here it must come from the formula.
+# Counting a model's parameters is what count replaces: here it must come from the formula, so
+# neither PyTorch's count nor the course's finished stack to count is yours to call.
 BY_HAND = [
     "torch.nn.Module.parameters",
     "torch.nn.Module.named_parameters",
     "torch.nn.Module.state_dict",
     "torch.nn.TransformerEncoderLayer",
+    "groundup.TinyGPT",
+    "groundup.Block",
 ]
-# The course's finished stack and its own formula, refused to your code the same way (BY_HAND
-# cannot name them: groundup is installed only where an exercise runs).
-COURSE_COPIES = ("TinyGPT", "Block", "matmul_parameters", "forward_flops", "training_flops")
-
-
-def _refuse_course_copies():
-    import groundup
-
-    for name in COURSE_COPIES:
-        real = getattr(groundup, name, None)
-        if real is None:
-            continue
-
-        def guarded(*args, _name=name, _real=real, **kwargs):
-            frame = sys._getframe(1)
-            while frame is not None:  # refused when your code (compiled as "<your code>") or the probe asks
-                if frame.f_code.co_filename == "<your code>" or frame.f_code.co_name == "run_probe":
-                    raise RuntimeError(f"groundup.{_name} is not available here: count the parameters by formula")
-                frame = frame.f_back
-            return _real(*args, **kwargs)
-
-        setattr(groundup, name, guarded)
-
-
-_refuse_course_copies()
 
 
 def calls(seed):

@@ -3,12 +3,11 @@ feed-forward blocks, every weight drawn from the seed (gains and shifts far from
 misplaced norm shows), on streams from one token to a batch of three sequences, with layer norm or
 RMSNorm, GELU or SwiGLU, and plain or rotary attention."""
 
-import sys
-
 import torch
 from groundup import FeedForward, LayerNorm, MultiHeadAttention, RMSNorm, RotaryAttention, SwiGLU
 
-# PyTorch's own block and attention, which would do the arrangement for you.
+# PyTorch's own block and attention, which would do the arrangement for you, and the course's
+# finished block and model.
 BY_HAND = [
     "torch.nn.TransformerEncoderLayer",
     "torch.nn.TransformerDecoderLayer",
@@ -16,32 +15,10 @@ BY_HAND = [
     "torch.nn.functional.multi_head_attention_forward",
     "aten::_transformer_encoder_layer_fwd",
     "aten::_native_multi_head_attention",
+    "groundup.Block",
+    "groundup.TinyGPT",
+    "groundup.to_torch_layer",
 ]
-# The course's finished block, refused to your code the same way (BY_HAND cannot name them:
-# groundup is installed only where an exercise runs).
-COURSE_COPIES = ("pre_norm_block", "Block", "TinyGPT", "to_torch_layer")
-
-
-def _refuse_course_copies():
-    import groundup
-
-    for name in COURSE_COPIES:
-        real = getattr(groundup, name, None)
-        if real is None:
-            continue
-
-        def guarded(*args, _name=name, _real=real, **kwargs):
-            frame = sys._getframe(1)
-            while frame is not None:  # refused when your code (compiled as "<your code>") or the probe asks
-                if frame.f_code.co_filename == "<your code>" or frame.f_code.co_name == "run_probe":
-                    raise RuntimeError(f"groundup.{_name} is not available here: this exercise asks you to write it")
-                frame = frame.f_back
-            return _real(*args, **kwargs)
-
-        setattr(groundup, name, guarded)
-
-
-_refuse_course_copies()
 
 
 def _fill(module, g, *, gain=False):

@@ -2,36 +2,10 @@
 weights over a fresh alphabet, with prompts shorter and longer than their few positions, greedy
 and with top-k. (The trained model of the program is judged by the check, from its weights.)"""
 
-import sys
-
-import groundup
 import torch
 from groundup import TinyGPT, Vocab
 
 LETTERS = "abcdefghijklmnopqrstuvwxyz .,"
-
-
-def _refuse(module, names):
-    """The course's finished pieces, refused in the process that calls the learner's functions
-    (BY_HAND names are resolved where the course modules are not installed, so they are refused
-    here), and only there: the check's process makes these calls again and keeps them. Once a
-    learner's own pieces replace the course's, these names are not there to refuse."""
-    frame = sys._getframe(1)
-    while frame is not None and not (
-        frame.f_code.co_name == "run_probe" and frame.f_globals.get("__name__", "").endswith("probe")
-    ):
-        frame = frame.f_back
-    if frame is None:
-        return
-    for name in names:
-        if hasattr(module, name):
-
-            def refused(*args, _name=name, **kwargs):
-                raise RuntimeError(
-                    f"groundup.{_name} is not available here: this exercise asks you to write it by hand"
-                )
-
-            setattr(module, name, refused)
 
 
 def _model(g, vocab_size, max_len):
@@ -44,7 +18,6 @@ def _model(g, vocab_size, max_len):
 
 
 def calls(seed):
-    _refuse(groundup, ["continue_text"])  # the course's finished one is not the learner's
     g = torch.Generator().manual_seed(seed)
     made = []
     for n_prompt, n_new, settings in ((3, 6, dict(temperature=0)), (9, 4, dict(temperature=0)), (4, 8, dict(top_k=2))):
