@@ -46,13 +46,14 @@ def test_hints_revealed_one_by_one_stay_on_the_page_and_reach_the_dashboard(hint
     hints = exercise.locator("[data-exercise-hints]")
     expect(hints.locator("[data-hints-count]")).to_have_text("0 of 2 shown")
 
-    hints.get_by_role("button", name="Stuck? Show a hint").click()
-    # Each reveal is a round trip to the server, which a loaded CI machine can make take seconds.
+    # Each reveal is a round trip to the server, which a loaded CI machine can make take seconds; a
+    # failed one names its answer here rather than leaving a hint that never came.
+    _reveal(page, hints.get_by_role("button", name="Stuck? Show a hint"))
     expect(hints.locator(".hint")).to_have_count(1, timeout=REVEAL_WAIT_MS)
     expect(hints.locator(".hint").first).to_have_text(HINTS[0])
     expect(hints.locator(".hint").first).to_be_focused()
     expect(hints.locator("[data-hints-count]")).to_have_text("1 of 2 shown")
-    hints.get_by_role("button", name="Show hint 2").click()
+    _reveal(page, hints.get_by_role("button", name="Show hint 2"))
     expect(hints.locator(".hint")).to_have_count(2, timeout=REVEAL_WAIT_MS)
     expect(hints.locator(".hint strong")).to_have_text("cat")
     expect(hints.get_by_role("button")).to_have_count(0)  # no hint left to reveal
@@ -72,3 +73,12 @@ def test_hints_revealed_one_by_one_stay_on_the_page_and_reach_the_dashboard(hint
     header = teacher.get_by_role("columnheader", name="Hints used")
     expect(header).to_be_visible()
     expect(row).to_contain_text("2 by 1")
+
+
+def _reveal(page, button):
+    """Click a "Show hint" button and wait for the hints API's answer, which must be a success."""
+    with page.expect_response(
+        lambda response: "/hints/" in response.url and response.request.method == "POST", timeout=REVEAL_WAIT_MS
+    ) as answer:
+        button.click()
+    assert answer.value.ok, f"the hints API answered {answer.value.status}: {answer.value.text()[:500]}"
