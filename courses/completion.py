@@ -10,7 +10,7 @@ from datetime import datetime
 from django.db.models import Model
 
 from courses.models import Chapter, Course, Exercise
-from courses.own_module import PART_HEADER_RE
+from courses.own_module import PART_HEADER_RE, statement_lines, statement_names
 
 
 @dataclass(frozen=True)
@@ -37,18 +37,15 @@ def module_pieces(*, name: str, source: str) -> list[tuple[int | None, ModulePie
     pieces = []
     for node in tree.body:
         if isinstance(node, ast.ClassDef):
-            found = [(node.name, "class")]
+            kind = "class"
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-            found = [(node.name, "function")]
-        elif isinstance(node, ast.Assign):
-            found = [(target.id, "value") for target in node.targets if isinstance(target, ast.Name)]
-        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-            found = [(node.target.id, "value")]
+            kind = "function"
         else:
-            found = []
-        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            kind = "value"
+        start, _ = statement_lines(node)
         part = next((number for line, number in reversed(headers) if line < start), None)
-        pieces += [(part, ModulePiece(module=name, name=n, kind=k)) for n, k in found if not n.startswith("_")]
+        names = sorted(n for n in statement_names(node) if not n.startswith("_"))
+        pieces += [(part, ModulePiece(module=name, name=n, kind=kind)) for n in names]
     return pieces
 
 

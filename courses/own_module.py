@@ -58,16 +58,17 @@ def defined_names(source: str) -> set[str]:
         tree = ast.parse(source)
     except (SyntaxError, ValueError):
         return set()
-    return set().union(*(_defined(node) for node in tree.body))
+    return set().union(*(statement_names(node) for node in tree.body))
 
 
-def _lines(node: ast.stmt) -> tuple[int, int]:
+def statement_lines(node: ast.stmt) -> tuple[int, int]:
     """First and last line (1-based) of a top-level statement, its decorators included."""
     start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
     return start, node.end_lineno or node.lineno
 
 
-def _defined(node: ast.stmt) -> set[str]:
+def statement_names(node: ast.stmt) -> set[str]:
+    """The names a top-level statement defines."""
     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
         return {node.name}
     if isinstance(node, ast.Assign):
@@ -91,14 +92,14 @@ def own_source(code: str, pieces: Collection[str], course_names: Collection[str]
     taken = set(course_names) - set(pieces)
     text, last = "", None
     for node in kept:
-        if _defined(node) & taken:
+        if statement_names(node) & taken:
             continue
-        start, end = _lines(node)
+        start, end = statement_lines(node)
         imports = isinstance(node, ast.Import | ast.ImportFrom)
         gap = "" if last is None else "\n" if imports and last else "\n\n\n"
         text += gap + "\n".join(lines[start - 1 : end])
         last = imports
-    defines = set().union(*(_defined(node) for node in kept)) if kept else set()
+    defines = set().union(*(statement_names(node) for node in kept)) if kept else set()
     if not defines & set(pieces):
         return ""
     return text + "\n"
@@ -130,9 +131,9 @@ def _sections(source: str) -> tuple[_Section, ...] | None:
         last = bounds[index + 1][1] if index + 1 < len(bounds) else len(lines)
         spans = []
         for node in tree.body:
-            start, end = _lines(node)
+            start, end = statement_lines(node)
             if first < start <= last:
-                spans += [(name, start - first, end - first) for name in _defined(node)]
+                spans += [(name, start - first, end - first) for name in statement_names(node)]
         sections.append(
             _Section(
                 part=part,
@@ -235,7 +236,7 @@ def _without_self_imports(source: str, module: str) -> str:
     lines = source.splitlines(keepends=True)
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == module:
-            start, end = _lines(node)
+            start, end = statement_lines(node)
             lines[start - 1 : end] = [""] * (end - start + 1)
     return "".join(lines)
 
