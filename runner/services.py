@@ -173,23 +173,7 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         return
     events.run_running_publish(run_id=run_id)
 
-    run = Run.objects.select_related("exercise", "user").get(pk=run_id)
-    exercise = run.exercise
-    # The learner's own copy of the course's modules for the program; the course's for the check.
-    modules, check_modules = run_modules(exercise=exercise, user=run.user)
-    request = RunRequest(
-        run_id=str(run.pk),
-        code=run.code,
-        check_code=exercise.check_code,
-        probe_code=exercise.probe_code,
-        limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
-        # The queue says where it went: a GPU exercise with no GPU worker ran on a CPU worker.
-        gpu=run.queue == Run.Queue.GPU,
-        # A warm sandbox serves one learner only.
-        owner=str(run.user_id),
-        modules=modules,
-        check_modules=check_modules,
-    )
+    run, request = run_request_read(run_id=run_id)
     recorder = RunRecorder(run_id=run.pk, backend=backend)
     recorder.start()
     claimed_at = time.perf_counter()
@@ -224,6 +208,30 @@ def run_execute(*, run_id, worker: str = "", redelivered: bool = False, backend=
         (published_at - ran_at) * 1000,
         (time.perf_counter() - published_at) * 1000,
     )
+
+
+def run_request_read(*, run_id) -> tuple[Run, RunRequest]:
+    """A claimed run and what its sandbox is asked to do, in reads on the learner's path: the run
+    with its exercise, part, course and learner in one, then the modules (courses.selectors_own.
+    run_modules): one read for a course whose modules have no parts, four for one whose do."""
+    run = Run.objects.select_related("exercise__chapter__course", "user").get(pk=run_id)
+    exercise = run.exercise
+    # The learner's own copy of the course's modules for the program; the course's for the check.
+    modules, check_modules = run_modules(exercise=exercise, user=run.user)
+    request = RunRequest(
+        run_id=str(run.pk),
+        code=run.code,
+        check_code=exercise.check_code,
+        probe_code=exercise.probe_code,
+        limits=Limits(wall_s=float(min(exercise.time_limit_s, Limits.WALL_CAP_S))),
+        # The queue says where it went: a GPU exercise with no GPU worker ran on a CPU worker.
+        gpu=run.queue == Run.Queue.GPU,
+        # A warm sandbox serves one learner only.
+        owner=str(run.user_id),
+        modules=modules,
+        check_modules=check_modules,
+    )
+    return run, request
 
 
 def _run_end(*, run: Run, recorder: RunRecorder, result: RunResult) -> str:
