@@ -1,9 +1,9 @@
 """Reads for a learner's own copy of the course's module (courses/own_module.py): the modules a run
 installs, and the learner's pieces for the completion page and the downloads."""
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Subquery
 
-from courses.models import Chapter, Course, Exercise, OwnPiece
+from courses.models import Chapter, Course, Exercise, ExerciseState, OwnPiece
 from courses.own_module import OwnSection, has_parts, module_for_run, piece_names
 from courses.selectors import course_modules_for_exercise, course_staffed_by
 
@@ -28,13 +28,15 @@ def own_sections(*, user, course_id: int, up_to_part: int | None = None) -> list
 
 
 def parts_passed(*, user, course_id: int, before: int | None = None) -> set[int]:
-    """The numbers of the parts whose every exercise the learner has passed (one query)."""
+    """The numbers of the parts whose every exercise the learner has passed (one query). It reads
+    the learner's own states only, through their (user, exercise) index: a join of the course's
+    states would read every learner's, on every run."""
     chapters = Chapter.objects.filter(course_id=course_id)
     if before is not None:
         chapters = chapters.filter(number__lt=before)
-    passed = Q(exercises__states__user=user, exercises__states__passed_at__isnull=False)
+    mine = ExerciseState.objects.filter(user=user, passed_at__isnull=False).values("exercise_id")
     rows = chapters.annotate(
-        total=Count("exercises", distinct=True), passed=Count("exercises__states", filter=passed, distinct=True)
+        total=Count("exercises"), passed=Count("exercises", filter=Q(exercises__in=Subquery(mine)))
     ).values_list("number", "total", "passed")
     return {number for number, total, done in rows if done >= total}
 

@@ -85,3 +85,23 @@ def test_it_costs_a_learner_the_same_on_a_chapter_page_however_far_they_are_in_t
     for question in questions:
         quiz_answer(user=learner, question=question, choice=right(question))
     assert _queries(client, url) == before
+
+
+def test_a_learners_outline_and_runs_count_their_own_passes_only(client, learner, make_user):
+    """What the outline shows, and the parts a run counts as passed, are this learner's alone:
+    another learner who passed everything changes neither (both read the learner's own states)."""
+    from courses.selectors_own import parts_passed
+
+    course = course_build(slug="own-passes")
+    other = make_user()
+    for exercise in course.chapters.get(number=2).exercises.all():
+        exercise_record_pass(user=other, exercise=exercise)
+    first = course.chapters.get(number=2).exercises.order_by("position").first()
+    exercise_record_pass(user=learner, exercise=first)
+    count = course.chapters.get(number=2).exercises.count()
+
+    client.force_login(learner)
+    page = client.get(reverse("frontend:course", args=[course.slug])).content.decode()
+    assert f"1 of {count} exercises passed" in page
+    assert parts_passed(user=learner, course_id=course.pk) == {1, 3, 5, 6, 7, 8, 9, 10}  # parts with no exercise
+    assert 2 in parts_passed(user=other, course_id=course.pk)
