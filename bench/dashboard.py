@@ -9,7 +9,9 @@ summaries when the course has none (`rollups_rebuild`, where the teaching app ha
 times, through Django's test Client as the course's instructor, every dashboard page and API (all
 learners, one cohort, a range covering everything, the last 30 days for the course and a cohort,
 a past month, one learner) and both CSV exports. Prints p50 and p95 per request with its query
-count and bytes, and what keeping the dashboards in step adds to a run's end (rolled back); each
+count and bytes; then one learner's own path among all the others (the course outline, a part's
+page, the completion page and a run's reads before its sandbox), which must not grow with the
+number of learners; and what keeping the dashboards in step adds to a run's end (rolled back); each
 CSV export is also read once in a forked child whose peak RSS is printed beside the parent's RSS (a
 streamed export holds one chunk, whatever the size).
 
@@ -141,6 +143,8 @@ def bench_one(*, args, base: str, learners: int) -> int:
                 times.append((time.perf_counter() - started) * 1000)
         p95 = statistics.quantiles(times, n=20)[-1] if len(times) > 1 else times[0]
         print(f"{label:<38} {statistics.median(times):>9.1f} {p95:>9.1f} {queries:>8} {size:>10}", flush=True)
+    print()
+    bench_learner(course=course, learner=learner, repeat=repeat)
     if apps.is_installed("teaching"):
         print()
         bench_writes(course=course, repeat=max(repeat, 20))
@@ -150,6 +154,47 @@ def bench_one(*, args, base: str, learners: int) -> int:
             parent, child = rss_kib(), peak_rss_of(lambda url=url: request(client, url))
             print(f"{label:<38} peak RSS {child / 1024:.1f} MiB (the process before it: {parent / 1024:.1f} MiB)")
     return 0
+
+
+def bench_learner(*, course, learner: int, repeat: int) -> None:
+    """One learner's own path among all the others: what they read must not grow with the number of
+    learners (each is read through the learner's own rows)."""
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from runner.models import Run
+    from runner.services import run_request_read
+
+    # A learner well into the course: one who ran an exercise of Part 3 or later.
+    run = (
+        Run.objects.filter(exercise__chapter__course=course, exercise__chapter__number__gte=3)
+        .select_related("exercise__chapter")
+        .order_by("id")
+        .first()
+    )
+    learner = run.user_id if run is not None else learner
+    client = Client()
+    client.force_login(get_user_model().objects.get(pk=learner))
+    part = course.chapters.filter(number__gte=2, exercises__isnull=False).order_by("number").first()
+    cases = [
+        ("learner: course outline", lambda: request(client, f"/courses/{course.slug}/")),
+        (f"learner: Part {part.number} page", lambda: request(client, f"/courses/{course.slug}/{part.slug}/")),
+        ("learner: completion page", lambda: request(client, f"/courses/{course.slug}/complete/")),
+    ]
+    if run is not None:
+        cases.append(
+            (f"learner: a Part {run.exercise.chapter.number} run's reads", lambda: run_request_read(run_id=run.pk))
+        )
+    print(f"{'learner request':<38} {'p50 ms':>9} {'p95 ms':>9}")
+    for label, call in cases:
+        times = []
+        for i in range(repeat + 1):
+            started = time.perf_counter()
+            call()
+            if i:
+                times.append((time.perf_counter() - started) * 1000)
+        p95 = statistics.quantiles(times, n=20)[-1] if len(times) > 1 else times[0]
+        print(f"{label:<38} {statistics.median(times):>9.1f} {p95:>9.1f}", flush=True)
 
 
 def bench_writes(*, course, repeat: int) -> None:

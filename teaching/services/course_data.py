@@ -27,6 +27,7 @@ from courses.models import (
     ChapterProgress,
     Choice,
     Course,
+    CourseModule,
     Enrolment,
     Exercise,
     ExerciseState,
@@ -238,13 +239,24 @@ def _content_like(*, course: Course, spec: CourseSpec):
     by_question: dict[int, list[Choice]] = {}
     for choice in made:
         by_question.setdefault(choice.question_id, []).append(choice)
+    # The exercises' code and the course's modules too: a run of a generated learner reads what a
+    # run of the real course does (their own module, part by part).
     exercises = Exercise.objects.bulk_create(
         [
-            Exercise(chapter=by_slug[c.slug], slug=e.slug, position=n, title=e.title)
+            Exercise(
+                chapter=by_slug[c.slug],
+                slug=e.slug,
+                position=n,
+                title=e.title,
+                starter_code=e.starter_code,
+                check_code=e.check_code,
+                probe_code=e.probe_code,
+            )
             for c in published
             for n, e in enumerate(c.exercises, start=1)
         ]
     )
+    CourseModule.objects.bulk_create([CourseModule(course=course, name=m.name, source=m.source) for m in spec.modules])
     return parts, [(q, by_question[q.pk]) for q in questions], exercises
 
 
