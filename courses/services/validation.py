@@ -13,26 +13,25 @@ With `warm=True` every run goes as one owner (WARM_OWNER), as a learner's runs d
 first the runs find a warm sandbox and the timings are those a learner sees on a later run.
 """
 
-import ast
 import re
 import statistics
 import uuid
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 from latex2mathml.converter import convert as latex_to_mathml
 
-from courses.own_module import defined_names, module_for_run, piece_names
+from courses.own_module import module_for_run, piece_names
 from courses.rules import FENCE_RE
 from courses.services.content_io import ContentError, CourseSpec, ExerciseSpec, course_read
 from courses.services.content_io.reader import read_glossary
 from courses.services.content_io.rules import body_references
 from courses.services.content_io.source import split_front_matter, trim_blank_lines
+from courses.services.probe_names import probe_problems
 from courses.services.quiz_tells import quiz_tells
 from sandbox.checking import CheckedRun, CheckSandbox, check_sandbox, sandbox_check_run
-from sandbox.harness.probe import by_hand_unknown
 
 INLINE_CODE_RE = re.compile(r"(`+).+?\1")
 # The renderer's own patterns (courses/rendering.py): what it turns into MathML.
@@ -369,44 +368,6 @@ def _check_probes(spec: CourseSpec, report: Validation) -> None:
             problems = probe_problems(exercise.probe_code, modules=modules) if exercise.probe_code else []
             for needle, problem in problems:
                 report.add(f"{rel}/{exercise.slug}.probe.py", _line_in(exercise.probe_code, needle), problem)
-
-
-def probe_problems(probe_code: str, *, modules: Mapping[str, str] | None = None) -> list[tuple[str, str]]:
-    """(needle, problem) for a probe's BY_HAND: read from the source as written (a list of
-    strings), each name resolved in this process, which has the sandbox's packages, or, for a
-    name in one of the course's own modules (`modules`: name -> source, installed only where an
-    exercise runs), looked up among that module's top-level definitions."""
-    try:
-        tree = ast.parse(probe_code)
-    except SyntaxError:
-        return []  # the reader has said so
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "BY_HAND" for t in node.targets):
-            try:
-                names = ast.literal_eval(node.value)
-            except ValueError:
-                names = None
-            if not isinstance(names, list | tuple) or not all(isinstance(name, str) for name in names):
-                return [("BY_HAND", "BY_HAND must be a list of names written out (strings)")]
-            return [
-                (f'"{name}"', f"BY_HAND names {name}, which does not exist: the learner keeps the real one")
-                for name in _by_hand_unknown(names, modules or {})
-            ]
-    return []
-
-
-def _by_hand_unknown(names: list[str], modules: Mapping[str, str]) -> list[str]:
-    """The names no refusal would reach. A course module's name ("groundup.rotate") must be one of
-    its top-level definitions."""
-    unknown = []
-    for name in names:
-        module, _, attribute = name.partition(".")
-        if module in modules:
-            if attribute not in defined_names(modules[module]):
-                unknown.append(name)
-        elif by_hand_unknown([name]):
-            unknown.append(name)
-    return unknown
 
 
 def _line_in(code: str, needle: str) -> int:

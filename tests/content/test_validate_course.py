@@ -278,7 +278,7 @@ def test_a_probe_judges_the_function_on_inputs_the_program_never_saw(local_sandb
 
 
 def test_a_probe_names_only_functions_and_operators_that_exist():
-    from courses.services.validation import probe_problems
+    from courses.services.probe_names import probe_problems
 
     source = 'BY_HAND = ["torch.softmax", "torch.sofmax", "aten::_softmax", "aten::_sofmax"]\n'
     assert [problem for _, problem in probe_problems(source)] == [
