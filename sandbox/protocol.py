@@ -61,7 +61,7 @@ def request_payload(
     # Two lines: the harness's supervisor reads the first; the check's own process, once the run's
     # processes are gone, reads the second (the check's source and the run's nonce). Each comes
     # after its length, so each reader reads its own line in large pieces and nothing past it.
-    second = {"check": request.check_code, "nonce": nonce}
+    second: dict[str, object] = {"check": request.check_code, "nonce": nonce}
     if request.check_modules:
         # The check's own modules travel with it: the program and the probe never hold them.
         second["modules"] = [list(module) for module in request.check_modules]
