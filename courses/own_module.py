@@ -178,7 +178,6 @@ def module_for_run(
     reference pieces the learner may have (None: every earlier part, as for the course's staff);
     `own`: the learner's own pieces; `name`: the module's import name. A module without part
     headers comes back unchanged."""
-    module_name = name  # `name` is reused below for the pieces' names
     sections = _sections(source)
     if sections is None:
         return source
@@ -193,31 +192,31 @@ def module_for_run(
             continue
         number = section.part
         if number > part:
-            for name in section.names:
-                withheld[name] = f"{name} comes from Part {number}, a later part: this exercise runs without it."
+            for piece in section.names:
+                withheld[piece] = f"{piece} comes from Part {number}, a later part: this exercise runs without it."
             continue
         if number == part:
             out.append(_without(section, asked))
-            for name in set(asked) & section.names:
-                withheld[name] = f"{name} is what this exercise asks you to write: define it in your code."
+            for piece in set(asked) & section.names:
+                withheld[piece] = f"{piece} is what this exercise asks you to write: define it in your code."
         elif passed_parts is None or number in passed_parts:
             out.append(section.text)
         else:
             header = section.text.splitlines(keepends=True)[0]
             out.append(header + "# (the course's pieces of this part come once you have passed it)\n\n")
-            for name in section.names:
-                withheld[name] = (
-                    f"{name} comes from Part {number}, which you have not passed yet: pass its exercises "
+            for piece in section.names:
+                withheld[piece] = (
+                    f"{piece} comes from Part {number}, which you have not passed yet: pass its exercises "
                     "(or write it yourself there) and it is yours here."
                 )
         for mine in own_by_part.get(number, []):
             if number == part and set(mine.names) & set(asked):
                 continue  # this exercise's own earlier pass: the program defines them again
             names = ", ".join(mine.names)
-            text = _without_self_imports(mine.source, module_name)
+            text = _without_self_imports(mine.source, name)
             out.append(f"\n# Your own {names}, from your passing run of {mine.exercise_title!r}.\n{text}\n")
-            for name in mine.names:
-                withheld.pop(name, None)
+            for piece in mine.names:
+                withheld.pop(piece, None)
     if withheld:
         # Right after the module's opening lines, so that an import of a name left out says why
         # even while the module itself runs.
@@ -225,6 +224,7 @@ def module_for_run(
     return "".join(out)
 
 
+@lru_cache(maxsize=1024)  # the same pieces go into every run of their learner
 def _without_self_imports(source: str, module: str) -> str:
     """A learner's definitions, less their `from <module> import ...` lines: in the module they are
     the module's own names, found when a function runs (run while the module itself runs, such an

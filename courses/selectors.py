@@ -142,6 +142,13 @@ def course_modules_for_exercise(*, exercise: Exercise) -> tuple[tuple[str, str],
     return tuple(rows.values_list("name", "source"))
 
 
+def exercises_passed_by(*, user) -> QuerySet[ExerciseState]:
+    """The ids of the exercises the learner has passed, as a subquery (`id__in=...`). Counts of a
+    learner's passes go through it, and so through their (user, exercise) index: a join of the
+    exercises' states would read every learner's."""
+    return ExerciseState.objects.filter(user=user, passed_at__isnull=False).values("exercise_id")
+
+
 def exercise_state_get(*, user, exercise: Exercise) -> ExerciseState | None:
     return ExerciseState.objects.filter(user=user, exercise=exercise).first()
 

@@ -3,9 +3,9 @@ installs, and the learner's pieces for the completion page and the downloads."""
 
 from django.db.models import Count, Q, Subquery
 
-from courses.models import Chapter, Course, Exercise, ExerciseState, OwnPiece
+from courses.models import Chapter, Course, Exercise, OwnPiece
 from courses.own_module import OwnSection, has_parts, module_for_run, piece_names
-from courses.selectors import course_modules_for_exercise, course_staffed_by
+from courses.selectors import course_modules_for_exercise, course_staffed_by, exercises_passed_by
 
 Modules = tuple[tuple[str, str], ...]
 # A part number past any course's last: every part counts as earlier.
@@ -28,13 +28,12 @@ def own_sections(*, user, course_id: int, up_to_part: int | None = None) -> list
 
 
 def parts_passed(*, user, course_id: int, before: int | None = None) -> set[int]:
-    """The numbers of the parts whose every exercise the learner has passed (one query). It reads
-    the learner's own states only, through their (user, exercise) index: a join of the course's
-    states would read every learner's, on every run."""
+    """The numbers of the parts whose every exercise the learner has passed (one query, of the
+    learner's own states only: selectors.exercises_passed_by)."""
     chapters = Chapter.objects.filter(course_id=course_id)
     if before is not None:
         chapters = chapters.filter(number__lt=before)
-    mine = ExerciseState.objects.filter(user=user, passed_at__isnull=False).values("exercise_id")
+    mine = exercises_passed_by(user=user)
     rows = chapters.annotate(
         total=Count("exercises"), passed=Count("exercises", filter=Q(exercises__in=Subquery(mine)))
     ).values_list("number", "total", "passed")

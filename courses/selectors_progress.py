@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from django.db.models import Count, Q, Subquery
 from django.urls import reverse
 
-from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise, ExerciseState
-from courses.selectors import Part, chapter_is_open_for_user
+from courses.models import Chapter, ChapterProgress, Course, Enrolment, Exercise
+from courses.selectors import Part, chapter_is_open_for_user, exercises_passed_by
 
 
 @dataclass(frozen=True)
@@ -68,9 +68,7 @@ def course_progress_for_learner(*, user, course: Course, parts: list[Part]) -> C
             "chapter_id", "quiz_finished_at", "quiz_score", "completed_at"
         )
     }
-    # The learner's own passes, through their (user, exercise) index: a join of the exercises'
-    # states would read every learner's.
-    mine = ExerciseState.objects.filter(user=user, passed_at__isnull=False).values("exercise_id")
+    mine = exercises_passed_by(user=user)
     exercise_counts = {
         row["chapter"]: row
         for row in Exercise.objects.filter(chapter__course=course)
